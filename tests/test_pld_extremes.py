@@ -123,9 +123,6 @@ def test_one_laplace_any_epsilon_is_answered_on_the_safe_side(mech, method):
             assert hi <= exact * (1 + 1e-12) + 1e-300  # exact, up to rounding
 
 
-@pytest.mark.xfail(strict=True, reason="Laplace.epsilon = sensitivity / scale is rounded to "
-                   "nearest and eps_delta_pair passes it on (representations.py, not pld): "
-                   "half an ulp below the true epsilon for Laplace(1e-6)")
 @pytest.mark.parametrize("method", ["optimal", "simple"])
 def test_laplace_epsilon_is_never_below_sensitivity_over_scale(method):
     mech = dpc.Laplace(1e-6)

@@ -20,6 +20,7 @@ rely on this).
 from __future__ import annotations
 
 import math
+import sys
 import struct
 from typing import Callable, Literal
 
@@ -38,7 +39,7 @@ SMALLEST_DELTA = 5e-324
 #: log(SMALLEST_DELTA), about -744.44
 LOG_SMALLEST_DELTA = math.log(SMALLEST_DELTA)
 
-_EPS_CAP = 1e300
+_EPS_CAP = sys.float_info.max  # searches run over every finite double
 #: interpolation rounds of :func:`_solve` allowed to miss halving the bracket
 _MAX_MISSES = 3
 
@@ -147,10 +148,10 @@ def _solve(f: Callable[[float], float], target: float, a: int, fa: float, b: int
 def _solve_near(f: Callable[[float], float], target: float, hint: float) -> tuple[float, float] | None:
     """Adjacent doubles ``(lo, hi)`` with ``f(lo) > target >= f(hi)``, searched from ``hint``.
 
-    For a non-increasing ``f`` on ``(0, 1e300]`` that fails at 0 (the caller checked).
+    For a non-increasing ``f`` on the positive doubles that fails at 0 (the caller checked).
     The bracket widens from the hint by factors of 256 ulps until the other side is
     found, then :func:`_solve` closes it. A hint within 1e-10 of the answer and a smooth
-    ``f`` cost about ten evaluations. None when the widening passes 1e300 without a
+    ``f`` cost about ten evaluations. None when the widening passes the largest double without a
     passing point (the caller then searches from scratch).
     """
     if not (0.0 < hint <= _EPS_CAP):
@@ -194,7 +195,7 @@ def invert_delta_to_epsilon(
     double with that property (exactly, when ``delta_fn`` is monotone), with ``rel_tol``
     one within that relative distance of it. It is a certified upper bound on the true
     epsilon(delta), and ``inf`` when even ``delta_fn(inf) > delta`` (or only ``inf``
-    passes within the doubles up to 1e300).
+    passes within the finite doubles).
 
     With ``side="lower"`` (``delta_fn`` a lower bound on the true profile) it returns an
     ``e`` with ``delta_fn(e) > delta`` (or 0): the true epsilon(delta) is at least ``e``.
@@ -219,10 +220,10 @@ def invert_delta_to_epsilon(
     lo, hi = 0.0, 1.0
     f_lo, f_hi = delta_fn(lo), delta_fn(hi)
     while not f_hi <= delta:
-        lo, hi, f_lo = hi, hi * 2.0, f_hi
-        if hi > _EPS_CAP:
+        if hi >= _EPS_CAP:
             # passes only at infinity within doubles: report the last finite failure
-            return math.inf if upper else lo
+            return math.inf if upper else hi
+        lo, hi, f_lo = hi, min(hi * 2.0, _EPS_CAP), f_hi
         f_hi = delta_fn(hi)
     if rel_tol is None:
         lo, hi = _solve(delta_fn, delta, _bits(lo), f_lo, _bits(hi), f_hi, log_x=False, log_f=True)

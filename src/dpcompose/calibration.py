@@ -90,7 +90,8 @@ def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
 
     Returns:
         :math:`b = \Delta/\varepsilon`, nudged up by ulps if needed so that
-        ``Laplace(b, sensitivity).epsilon <= epsilon`` holds in floating point.
+        ``Laplace(b, sensitivity).epsilon <= epsilon`` holds (that epsilon is the exact
+        quotient rounded up, so the exact :math:`\Delta/b` is at most epsilon too).
 
     Guarantee:
         :math:`\mathrm{Lap}(b)` noise on a query of L1 sensitivity :math:`\Delta` is
@@ -109,7 +110,7 @@ def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
             f"the Laplace scale sensitivity/epsilon = {sensitivity!r}/{epsilon!r} is not a "
             f"positive finite float; rescale the query."
         )
-    while sensitivity / b > epsilon:
+    while Laplace(b, sensitivity).epsilon > epsilon:
         b = math.nextafter(b, math.inf)
     return b
 

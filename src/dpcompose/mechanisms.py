@@ -16,6 +16,7 @@ assumes.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Literal
 
@@ -109,8 +110,8 @@ class Laplace(Mechanism):
 
     @property
     def epsilon(self) -> float:
-        """The pure-DP parameter sensitivity / scale."""
-        return self.sensitivity / self.scale
+        """The pure-DP parameter sensitivity / scale, rounded up (never below the exact quotient)."""
+        return _quotient_up(self.sensitivity, self.scale)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +140,8 @@ class Gaussian(Mechanism):
 
     @property
     def mu(self) -> float:
-        """The Gaussian-DP parameter sensitivity / sigma."""
-        return self.sensitivity / self.sigma
+        """The Gaussian-DP parameter sensitivity / sigma, rounded up (never below the exact quotient)."""
+        return _quotient_up(self.sensitivity, self.sigma)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +227,19 @@ class Subsampled(Mechanism):
             raise InvalidParameterError(
                 f"Subsampled.scheme = {self.scheme!r} is not one of {SUBSAMPLING_SCHEMES}."
             )
+
+
+def _quotient_up(numerator: float, denominator: float) -> float:
+    """numerator / denominator rounded up: the correctly rounded quotient, moved up one ulp
+    when it lies below the exact quotient of the two doubles (compared as rationals).
+
+    A privacy parameter computed by division is a loss bound: rounding it to nearest could
+    put it half an ulp below the truth (Laplace(1e6): fl(1e-6) < 1/1e6).
+    """
+    q = numerator / denominator
+    if math.isfinite(q) and q > 0.0 and Fraction(q) < Fraction(numerator) / Fraction(denominator):
+        q = math.nextafter(q, math.inf)
+    return q
 
 
 def describe(mechanism: Mechanism) -> str:
