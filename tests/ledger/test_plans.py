@@ -337,7 +337,7 @@ _MENU = [("a", "rr(1)"), ("a", "pure(0.5)"), ("a", "pure(0.3)"), ("a", "rr(0.7)"
 @settings(max_examples=40)
 @given(data=st.data())
 def test_every_adaptive_analyst_stays_within_the_plan(data):
-    """Theorem 8 by exact enumeration: an analyst who picks each next charge from a menu
+    """Theorem 9 by exact enumeration: an analyst who picks each next charge from a menu
     after seeing every earlier output (refusals included), for up to 4 steps, and runs
     each admitted charge as randomized response (the worst eps-DP mechanism), gets a
     transcript whose hockey-stick divergence, for every person (b = (1, 0) or (0, 1)

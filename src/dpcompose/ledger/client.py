@@ -181,8 +181,10 @@ class Client:
                                 "note": note}
         if delta is not None:
             body["delta"] = delta
-        return _build(ChargeResult, self._request("POST", f"/v1/budgets/{_seg(budget)}/charges",
-                                                  json=body, ok=(201, 409)))
+        answer = self._request("POST", f"/v1/budgets/{_seg(budget)}/charges", json=body, ok=(201, 409))
+        if "admitted" not in answer:  # a 409 that is not a refusal (e.g. a refunded charge's key)
+            raise LedgerHTTPError(409, answer)
+        return _build(ChargeResult, answer)
 
     def refund(self, budget: str, charge_id: Any, *, reason: str) -> ChargeResult:
         """Refund a charge whose mechanism never ran (admin token)."""

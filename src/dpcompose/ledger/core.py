@@ -57,12 +57,25 @@ _BY_KEY = select(charge_t).where(and_(charge_t.c.budget_id == bindparam("bid"),
                                       charge_t.c.idempotency_key == bindparam("key")))
 _TOTALS = (select(database_t.c.totals).where(database_t.c.budget_id == bindparam("bid"))
            .order_by(database_t.c.position))
+_REFUND_OF = select(charge_t.c.id).where(charge_t.c.refund_of == bindparam("cid"))
 _INSERT_ENTRY = insert(charge_t)
 _SET_TOTALS = update(database_t).where(database_t.c.id == bindparam("db_id")).values(totals=bindparam("new_totals"))
 _SET_CHARGED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), charge_count=bindparam("new_count"))
 _SET_REFUNDED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), refund_count=bindparam("new_count"))
+
+
+_SQLITE_WRITERS: dict[str, Any] = {}
+_SQLITE_WRITERS_LOCK = threading.Lock()
+
+
+def _writer_lock(url: str) -> contextlib.AbstractContextManager[Any]:
+    """One lock per SQLite file in this process (shared by its Ledger objects); none for PostgreSQL."""
+    if not url.startswith("sqlite"):
+        return contextlib.nullcontext()
+    with _SQLITE_WRITERS_LOCK:
+        return _SQLITE_WRITERS.setdefault(url, threading.RLock())
 
 
 def _now() -> str:
@@ -150,6 +163,7 @@ class Ledger:
     def __init__(self, url: str | Any) -> None:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
+        self._writers = _writer_lock(self.url)
         self._budgets: dict[str, _Budget] = {}
         # budget id -> (entry seq, figure); budget ids being computed in the background
         self._planned: dict[int, tuple[int, dict[str, Any]]] = {}
@@ -188,7 +202,10 @@ class Ledger:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
-        with self._schema_errors(), self.engine.begin() as conn:
+        # SQLite has one writer at a time (BEGIN IMMEDIATE): writers of this process queue on a
+        # lock, woken at once, instead of in SQLite's busy handler, which sleeps up to 100 ms
+        # between tries; writers in other processes still meet the file lock and busy_timeout
+        with self._writers, self._schema_errors(), self.engine.begin() as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -356,6 +373,12 @@ class Ledger:
                         raise LedgerError(
                             f"idempotency_key {key!r} was used for a different request on budget {b.name!r}; "
                             f"use a new key for a new charge", field="idempotency_key")
+                    refund = conn.execute(_REFUND_OF, {"cid": prior["id"]}).first()
+                    if refund is not None:  # replaying "admitted" would let a refunded mechanism run
+                        raise LedgerConflict(
+                            f"idempotency_key {key!r} names charge {prior['id']}, which was refunded (entry "
+                            f"{refund.id}): its mechanisms must not run. To charge again, use a new key",
+                            field="idempotency_key")
                     return ChargeResult(True, None, prior["id"], json.loads(prior["remaining"]), True,
                                         b.name, database, dict(zip(b.currency.components, json.loads(prior["cost"]))))
             totals = self._totals(conn, b)
@@ -444,7 +467,7 @@ class Ledger:
             if row["kind"] != "charge":
                 raise LedgerConflict(f"entry {charge_id} is a refund; only charges can be refunded",
                                      field="charge_id")
-            done = conn.execute(select(charge_t.c.id).where(charge_t.c.refund_of == charge_id)).first()
+            done = conn.execute(_REFUND_OF, {"cid": charge_id}).first()
             if done is not None:
                 raise LedgerConflict(f"charge {charge_id} was already refunded (entry {done.id})",
                                      field="charge_id")
@@ -634,8 +657,9 @@ def _finite(x: float) -> float:
 def planned_in_advance(b: _Budget, rows: Sequence[Any]) -> dict[str, Any]:
     """The realized sequence's tightest (epsilon, delta) via :func:`dpcompose.hdp`, labelled.
 
-    Display only: stopping on this figure is not a valid filter (Tran, Raisa, Koskela
-    and Honkela 2026); it shows what a plan fixed in advance would have certified.
+    Display only: stopping on this figure is not a valid filter (Tran, Koskela, Räisä and
+    Honkela, "f-Differential Privacy Filters: Validity and Approximate Solutions", 2026);
+    it shows what a plan fixed in advance would have certified.
     """
     import dpcompose as dpc
 

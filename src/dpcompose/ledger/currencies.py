@@ -473,8 +473,9 @@ class Zcdp(Currency):
     Guarantee:
         rho-zCDP is RDP (alpha, alpha rho) at every order; with sum rho_i <= rho every
         order's Renyi filter holds at once (Feldman and Zrnic, "Individual Privacy
-        Accounting via a Renyi Filter", NeurIPS 2021, Thm 3.1 / Whitehouse et al. 2023),
-        so the interaction is rho-zCDP and any conversion of rho-zCDP applies.
+        Accounting via a Renyi Filter", NeurIPS 2021, their Renyi filter, cited by result
+        and proven in docs/ledger.md), so the interaction is rho-zCDP and any conversion
+        of rho-zCDP applies.
     """
 
     name = "zcdp"
@@ -564,7 +565,7 @@ class Gdp(Currency):
         if delta <= 0.0:
             raise LedgerError("the gdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
-        log_d = math.log(delta)
+        log_d = _margin_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
         mu = _largest(lambda u: u == 0.0 or gaussian_log_delta(u, epsilon) <= log_d, hi=1.0)
         return (exact.down(exact._EXACT.multiply(exact.dec(mu), exact.dec(mu))),)
 
@@ -582,7 +583,7 @@ class Gdp(Currency):
         mu = _margin_up(math.sqrt(exact.float_up(totals[0])))
         if mu == 0.0:
             return 0.0, self.delta
-        log_d = math.log(_written_floor(self.delta))
+        log_d = _margin_down(math.log(_written_floor(self.delta)), 2)  # lowered: epsilon spent rounds up
         # the smallest epsilon with delta_mu(epsilon) <= delta, ending on the passing side
         lo, hi = 0.0, 1.0
         while gaussian_log_delta(mu, hi) > log_d:
@@ -622,7 +623,8 @@ class Rdp(Currency):
     while SOME order stays within its limit.
 
     Guarantee:
-        Each order alone is a Renyi filter (Feldman and Zrnic 2021, Thm 3.1). Admitting
+        Each order alone is a Renyi filter (Feldman and Zrnic 2021, cited by result; proven
+        in docs/ledger.md, Lemma). Admitting
         while some order has budget is not that theorem; it is valid with delta split
         over the orders (docs/ledger.md, "rdp": the process stopped at order alpha is
         (alpha, B(alpha))-RDP; every run ends inside some order's filter; a union over

@@ -241,7 +241,7 @@ class PlanCurrency(Currency):
     when it was registered: it covers whatever part of the plan runs.
 
     Guarantee:
-        docs/ledger.md section 10 (Theorem 8): every person allowed by the budget's
+        docs/ledger.md section 10 (Theorem 9): every person allowed by the budget's
         membership constraint gets the plan's certified (epsilon, delta), whatever the
         analysts' adaptive order, choice of queries, and skipped invocations.
     """
