@@ -82,6 +82,25 @@ def test_pure_charges_add_exactly_as_written(led):
     assert led.status("b").spent == {"epsilon": "1"}
 
 
+@given(eps=st.floats(min_value=1e-3, max_value=1e4), delta=st.floats(min_value=1e-12, max_value=0.5))
+def test_exact_limits_are_the_numbers_written(eps, delta):
+    """A promise of epsilon = 0.1 admits one pure(0.1): the pure and approx limits (and the
+    advanced delta'' = delta / 2, the rdp limits' epsilon) are the decimals written, also
+    where the double is above the decimal (0.1 is 0.1000000000000000055...). Review fix:
+    they were the decimals of the largest double below, 0.09999999999999999, so a promise
+    of 0.1 refused pure(0.1)."""
+    assert create_currency("pure", eps, 0.0).limits == (Decimal(repr(eps)),)
+    assert create_currency("approx", eps, delta).limits == (Decimal(repr(eps)), Decimal(repr(delta)))
+    assert F(create_currency("advanced", eps, delta).limits[1]) == F(repr(delta)) / 2
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.2, 1.1, 0.3, 0.7])
+def test_a_promise_admits_exactly_its_written_epsilon(led, eps):
+    led.create_budget(f"b{eps}", currency="pure", epsilon=eps, delta=0.0, databases=["d"])
+    assert led.charge(f"b{eps}", database="d", mechanism=f"pure({eps!r})").admitted
+    assert not led.charge(f"b{eps}", database="d", mechanism="pure(1e-12)").admitted
+
+
 @given(scale=st.floats(min_value=1e-3, max_value=1e6), sens=st.floats(min_value=1e-3, max_value=1e3),
        k=st.integers(min_value=1, max_value=10**6))
 def test_laplace_cost_is_rounded_up_from_the_exact_ratio(scale, sens, k):

@@ -206,10 +206,13 @@ class Currency:
         if orders is not None:
             raise LedgerError(f"orders are only used by the rdp currency, not {cls.name}; leave them out",
                               field="orders")
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), {}), {})
+        return cls(epsilon, delta, cls._limits(epsilon, delta, {}), {})
 
     @classmethod
     def _limits(cls, epsilon: float, delta: float, params: dict[str, Any]) -> tuple[Decimal, ...]:
+        """The limits for the promise as written: exact decimal limits take the decimals
+        written (``exact.param``); float computations take the largest floats not above
+        them (``_written_floor``)."""
         raise NotImplementedError
 
     @property
@@ -426,14 +429,14 @@ class Advanced(Currency):
         if orders is not None:
             raise LedgerError("orders are only used by the rdp currency; leave them out", field="orders")
         params = {"delta_prime": _written_floor(delta) / 2.0, "delta_double_prime": _written_floor(delta) / 2.0}
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), params), params)
+        return cls(epsilon, delta, cls._limits(epsilon, delta, params), params)
 
     @classmethod
     def _limits(cls, epsilon, delta, params):
         if delta <= 0.0:
             raise LedgerError("the advanced currency needs delta > 0 (it spends delta/2 on the "
                               "concentration bound); pass e.g. delta=1e-6", field="delta")
-        rho = _zcdp_rho_bs(epsilon, params["delta_prime"])
+        rho = _zcdp_rho_bs(_written_floor(epsilon), params["delta_prime"])
         # delta'' = delta / 2 from the delta written (exact decimal halving, then down)
         return (exact.down(exact._EXACT.multiply(rho, Decimal(2))), exact.down(exact.param(delta) / 2))
 
@@ -485,6 +488,7 @@ class Zcdp(Currency):
         if delta <= 0.0:
             raise LedgerError("the zcdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
+        epsilon, delta = _written_floor(epsilon), _written_floor(delta)
         bs = _zcdp_rho_bs(epsilon, delta)  # valid at every order (continuous optimum)
         grid = exact.down(_largest(lambda r: _zcdp_epsilon(r, delta) <= epsilon, hi=float(bs) * 4 + epsilon))
         return (max(bs, grid),)
@@ -565,6 +569,7 @@ class Gdp(Currency):
         if delta <= 0.0:
             raise LedgerError("the gdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
+        epsilon, delta = _written_floor(epsilon), _written_floor(delta)
         log_d = _margin_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
         mu = _largest(lambda u: u == 0.0 or gaussian_log_delta(u, epsilon) <= log_d, hi=1.0)
         return (exact.down(exact._EXACT.multiply(exact.dec(mu), exact.dec(mu))),)
@@ -641,16 +646,17 @@ class Rdp(Currency):
             raise LedgerError("the rdp currency needs delta > 0; pass e.g. delta=1e-6", field="delta")
         grid = _check_orders(orders)
         params = {"orders": list(grid)}
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), params), params)
+        return cls(epsilon, delta, cls._limits(epsilon, delta, params), params)
 
     @classmethod
     def _limits(cls, epsilon, delta, params):
         grid = params["orders"]
-        share = _margin_down(delta / len(grid), 1)  # a smaller delta share is the safe side
+        share = _margin_down(_written_floor(delta) / len(grid), 1)  # a smaller delta share is the safe side
         out = []
         for a in grid:
             c = _rdp_offset(a, share)
-            out.append(exact.down(exact._EXACT.subtract(exact.dec(epsilon), exact.dec(c))))  # exact difference
+            # the epsilon written minus the certified c(alpha), an exact decimal difference
+            out.append(exact.down(exact._EXACT.subtract(exact.param(epsilon), exact.dec(c))))
         if all(x <= 0 for x in out):
             raise LedgerError(
                 f"epsilon = {epsilon!r} is too small for delta = {delta!r} at every order "
