@@ -334,7 +334,7 @@ _MENU = [("a", "rr(1)"), ("a", "pure(0.5)"), ("a", "pure(0.3)"), ("a", "rr(0.7)"
          ("b", "rr(0.8)"), ("b", "pure(0.2)"), ("b", "rr(0.9)")]
 
 
-@settings(max_examples=40)
+@settings(max_examples=30)
 @given(data=st.data())
 def test_every_adaptive_analyst_stays_within_the_plan(data):
     """Theorem 9 by exact enumeration: an analyst who picks each next charge from a menu

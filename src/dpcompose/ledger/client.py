@@ -70,12 +70,12 @@ class Client:
         timeout: seconds per request.
         retries: how many times a request whose answer was lost is sent again (charges
             always with their idempotency key, so they are charged once).
-        backoff: seconds before the first retry; doubles each time.
+        backoff: seconds before the first retry; doubles each time, up to ``max_backoff``.
         transport: an ``httpx`` transport (tests pass the application's ASGI/WSGI one).
     """
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, *,
-                 timeout: float = 30.0, retries: int = 5, backoff: float = 0.2,
+                 timeout: float = 30.0, retries: int = 5, backoff: float = 0.2, max_backoff: float = 5.0,
                  transport: Optional[httpx.BaseTransport] = None) -> None:
         url = url or os.environ.get(URL_ENV)
         token = token or os.environ.get(TOKEN_ENV)
@@ -91,6 +91,7 @@ class Client:
         self.url = url.rstrip("/")
         self.retries = retries
         self.backoff = backoff
+        self.max_backoff = max_backoff
         self._http = httpx.Client(base_url=self.url, timeout=timeout, transport=transport,
                                   headers={"Authorization": f"Bearer {token}"})
 
@@ -129,7 +130,7 @@ class Client:
                 else:
                     return self._decode(resp, ok)
             time.sleep(delay)
-            delay = min(delay * 2, 5.0)
+            delay = min(delay * 2, self.max_backoff)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _unreachable(self, exc: httpx.TransportError) -> LedgerError:
