@@ -56,6 +56,17 @@ def _hdp_of_plan(delta=DELTA, membership=dpc.AtMost(1)):
     return dpc.hdp(items, databases=[0, 0, 1], membership=membership, neighbors="unbounded").epsilon(delta)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _mp_precision():
+    """40 digits for the oracles here, and the global precision given back afterwards (other
+    modules' oracles rely on the precision their module set; 30 digits left behind broke
+    test_optimal.py's eps = 50 reference, where 1 - p cancels 22 digits)."""
+    old = mp.mp.dps
+    mp.mp.dps = 40
+    yield
+    mp.mp.dps = old
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def led(request, tmp_path):
     url = str(tmp_path / "ledger.db") if request.param == "sqlite" else pg.database_url()
@@ -175,7 +186,6 @@ neighbors = "bounded"
     items = [(dpc.Gaussian(sigma=4.0), 3)] * 3
     assert got == dpc.hdp(items, databases=[0, 1, 2], membership=dpc.AtMost(1), neighbors="bounded").epsilon(1e-5)
     # bounded, at most one database: two databases differ, 6 Gaussians of mu = 1/4: mu = sqrt(6)/4 in all
-    mp.mp.dps = 30
     mu = mp.sqrt(6) / 4
     exact = mp.findroot(lambda e: profile_mp("gaussian", mu, e) - mp.mpf("1e-5"), 1)
     assert exact <= got <= exact + 1e-3
@@ -287,7 +297,6 @@ def test_covered_mechanisms_have_smaller_profiles(k1, a1, b1, k2, a2, b2):
     assert covers(unit_of(planned), unit_of(planned))
     if not covers(unit_of(planned), unit_of(charged)):
         return
-    mp.mp.dps = 30
     for e in (0, 0.01, 0.1, 0.3, 1, 2, 5):
         assert _profile(charged, e) <= _profile(planned, e) + mp.mpf("1e-25"), (planned, charged, e)
 
@@ -371,7 +380,6 @@ def test_every_adaptive_analyst_stays_within_the_plan(data):
         cost, _ = book.assign(p, groups, used[p])
         return ("refused",) if cost is None else ("run", p, repr(groups[0][0].epsilon))
 
-    mp.mp.dps = 30
     cert = dpc.hdp([(dpc.RandomizedResponse(1.0), 1), (dpc.PureDP(0.5), 1), (dpc.RandomizedResponse(0.8), 2)],
                    databases=[0, 0, 1], membership=dpc.AtMost(1))
     full = {(1, 0): [1, 0.5], (0, 1): [0.8, 0.8]}
