@@ -94,6 +94,28 @@ def test_exact_limits_are_the_numbers_written(eps, delta):
     assert F(create_currency("advanced", eps, delta).limits[1]) == F(repr(delta)) / 2
 
 
+@pytest.mark.parametrize("currency", ["pure", "approx", "advanced", "zcdp", "gdp", "rdp"])
+def test_extreme_costs_are_answered_exactly_not_crashed(led, currency):
+    """Review: a subnormal cost (a float's exact value has ~750 digits) made the remaining
+    figure's exact subtraction trap (an error 500, nothing stored), and a cost above ~1e650
+    could make sums inexact. Now the remaining figure rounds the spent epsilon up to 20
+    digits first, and cost components are stored as at most 1e60 (above every limit:
+    the same admissions), so both are answered: the tiny one admitted, the huge one refused."""
+    delta = 0.0 if currency == "pure" else 1e-6
+    led.create_budget("x", currency=currency, epsilon=1.0, delta=delta, databases=["d"])
+    tiny = led.charge("x", database="d", mechanism="pure(1e-320)")
+    assert tiny.admitted and 0.9 < tiny.remaining["epsilon"] <= 1.0
+    try:
+        huge = led.charge("x", database="d", mechanism="laplace(scale=5e-324, sensitivity=1e300) x 1000000000000")
+    except LedgerError as err:  # gdp, rdp: no finite description at all, a clear 422
+        assert err.field == "mechanism" and currency in ("gdp", "rdp")
+    else:
+        assert not huge.admitted and huge.charge_id is None
+        assert all(F(v) <= F("1e60") for v in huge.cost.values())
+    st_ = led.status("x", planned=False)
+    assert st_.charge_count == 1 and 0.9 < st_.remaining["epsilon"] <= 1.0
+
+
 @pytest.mark.parametrize("eps", [0.1, 0.2, 1.1, 0.3, 0.7])
 def test_a_promise_admits_exactly_its_written_epsilon(led, eps):
     led.create_budget(f"b{eps}", currency="pure", epsilon=eps, delta=0.0, databases=["d"])

@@ -363,7 +363,7 @@ class Ledger:
         share_text = None if share is None else repr(share)
         request_hash = hashlib.sha256(json.dumps([database, canonical, share_text]).encode()).hexdigest()
         # a filter's cost depends on the request alone; a plan's assignment on the stored totals (below)
-        cost = b.currency.cost(groups, share) if b.book is None else None
+        cost = exact.capped(b.currency.cost(groups, share)) if b.book is None else None
         with self._write() as conn:
             locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
             if key is not None:

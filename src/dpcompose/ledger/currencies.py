@@ -256,7 +256,8 @@ def _left(promised: float, spent: float) -> float:
     """promised - spent (a float upper bound), rounded down, at least 0."""
     if not math.isfinite(spent):
         return 0.0
-    return max(0.0, exact.float_down(exact._EXACT.subtract(exact.param(promised), exact.dec(spent))))
+    # spent rounded up to 20 digits first (a float's exact value can have ~750 digits)
+    return max(0.0, exact.float_down(exact._EXACT.subtract(exact.param(promised), exact.up(spent))))
 
 
 def _no_share(currency: str, delta_share: float | None) -> None:
@@ -572,7 +573,8 @@ class Gdp(Currency):
         epsilon, delta = _written_floor(epsilon), _written_floor(delta)
         log_d = _margin_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
         mu = _largest(lambda u: u == 0.0 or gaussian_log_delta(u, epsilon) <= log_d, hi=1.0)
-        return (exact.down(exact._EXACT.multiply(exact.dec(mu), exact.dec(mu))),)
+        mu_down = exact.down(mu)  # 20 digits, rounded down: mu^2 rounded down again (a limit)
+        return (exact.DOWN.multiply(mu_down, mu_down),)
 
     @property
     def components(self):
@@ -615,7 +617,7 @@ def _gdp_unit(m: Mechanism) -> Decimal | None:
     mu = gdp_mu_of_pure(e)
     if mu is None:
         return None
-    return _square_over(exact.dec(mu), Decimal(1), two=False)
+    return _square_over(exact.up(mu), Decimal(1), two=False)  # mu rounded up to 20 digits, squared exactly
 
 
 class Rdp(Currency):
@@ -656,7 +658,7 @@ class Rdp(Currency):
         for a in grid:
             c = _rdp_offset(a, share)
             # the epsilon written minus the certified c(alpha), an exact decimal difference
-            out.append(exact.down(exact._EXACT.subtract(exact.param(epsilon), exact.dec(c))))
+            out.append(exact.down(exact._EXACT.subtract(exact.param(epsilon), exact.up(c))))
         if all(x <= 0 for x in out):
             raise LedgerError(
                 f"epsilon = {epsilon!r} is too small for delta = {delta!r} at every order "
@@ -699,7 +701,7 @@ class Rdp(Currency):
 
 
 #: stands for an infinite Renyi cost at one order (above every limit; exact to add and refund)
-_INF_COST = Decimal("1e60")
+_INF_COST = exact.CAP
 
 
 def _rdp_offset(alpha: float, delta: float) -> float:
