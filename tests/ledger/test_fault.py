@@ -33,7 +33,8 @@ def test_kill_9_during_load_then_restart(live_server, backend_url):
 
     def load() -> None:
         out["results"], out["errors"] = run_clients(srv, "crash", CLIENTS, CHARGES, "pure(0.01)",
-                                                    shared_every=0, retry_every=0, retries=12, timeout=20.0)
+                                                    shared_every=0, retry_every=0, retries=150, timeout=20.0,
+                                                    backoff=0.1, max_backoff=0.5)  # back soon after the restart
 
     t = threading.Thread(target=load, daemon=True)
     t.start()
@@ -43,8 +44,7 @@ def test_kill_9_during_load_then_restart(live_server, backend_url):
             time.sleep(0.05)
     killed_at = None
     if t.is_alive():
-        srv.kill9()
-        time.sleep(0.5)  # clients now see refused connections and back off
+        srv.kill9()  # clients now see refused connections and retry every 0.5 s at most
         srv.start()
         with srv.client() as admin:
             killed_at = admin.status("crash", planned=False).charge_count

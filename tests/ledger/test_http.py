@@ -132,6 +132,30 @@ def test_refund_is_admin_only_and_gives_the_budget_back(c):
     assert c.post(f"/v1/budgets/b1/charges/{cid}/refund", json=body, headers=c.admin).status_code == 409
 
 
+def test_a_refunded_charge_key_is_a_conflict_not_an_admission(c):
+    first = _charge(c, "pure(0.5)", key="job-1").json()
+    c.post(f"/v1/budgets/b1/charges/{first['charge_id']}/refund", json={"reason": "never ran"}, headers=c.admin)
+    again = _charge(c, "pure(0.5)", key="job-1")
+    assert again.status_code == 409 and again.json()["field"] == "idempotency_key"
+    assert "admitted" not in again.json() and "refunded" in again.json()["message"]
+    assert _state(c)[0] == 1 and _exact(_state(c)[1]) == 0
+
+
+def test_client_raises_on_a_409_that_is_not_a_refusal():
+    """The client decodes a 409 as a refused charge only when it is one (it has "admitted")."""
+    import httpx
+
+    from dpcompose.ledger import LedgerError
+    from dpcompose.ledger.client import Client
+
+    body = {"field": "idempotency_key", "message": "charge 3 was refunded", "detail": []}
+    transport = httpx.MockTransport(lambda request: httpx.Response(409, json=body))
+    with Client("http://ledger.test", "t" * 20, transport=transport, retries=0) as client:
+        with pytest.raises(LedgerError) as err:
+            client.charge("b1", database="a", mechanism="pure(0.5)", idempotency_key="job-1")
+    assert err.value.status == 409 and err.value.field == "idempotency_key"
+
+
 # ---------------------------------------------------------------------------
 # authentication and authorization
 

@@ -155,6 +155,20 @@ def test_refund_is_a_signed_entry(led):
     assert err.value.field == "reason"
 
 
+def test_a_refunded_charge_is_never_replayed_as_admitted(led):
+    """A retry of a refunded charge's request (same key) must not answer "admitted": the
+    refund attested that the mechanism never ran, and the budget was given back."""
+    led.create_budget("b", currency="pure", epsilon=1.0, delta=0.0, databases=["d"])
+    c = led.charge("b", database="d", mechanism="pure(0.5)", idempotency_key="job-7")
+    led.refund("b", c.charge_id, reason="the job was cancelled before it ran")
+    with pytest.raises(LedgerConflict) as err:
+        led.charge("b", database="d", mechanism="pure(0.5)", idempotency_key="job-7")
+    assert err.value.field == "idempotency_key" and "refunded" in err.value.message
+    st = led.status("b", planned=False)
+    assert st.spent == {"epsilon": "0"} and st.charge_count == 1 and _rows(led) == 2
+    assert led.charge("b", database="d", mechanism="pure(0.5)", idempotency_key="job-7b").admitted
+
+
 def test_totals_equal_the_sum_of_records_exactly(led):
     led.create_budget("b", currency="zcdp", epsilon=5.0, delta=1e-6, databases=["a", "b", "c"])
     sigmas = [3.0, 7.0, 11.0, 0.1, 13.0, 17.0, 5.5]

@@ -15,6 +15,10 @@ Quick use::
     led.charge("census", database="north", mechanism="gaussian(sigma=20) x 5")
     led.status("census").remaining
 
+A budget registered with a plan (``plan=`` the TOML of docs/plans.md) is certified once
+with :func:`dpcompose.hdp` and then admits exactly the planned charges
+(:mod:`dpcompose.ledger.plans`, docs/ledger.md section 10).
+
 Needs the ``ledger`` extra: ``pip install "dpcompose[ledger]"``.
 """
 

@@ -80,21 +80,27 @@ class BudgetIn(_Strict):
 
     name: str = Field(pattern=NAME_PATTERN, description="Unique name, used in URLs.",
                       examples=["census-2026"])
-    currency: str = Field(description="The filter: pure, approx, advanced, zcdp, rdp or gdp "
-                                      "(docs/ledger.md).", examples=["pure"])
+    currency: Optional[str] = Field(None, description="The filter: pure, approx, advanced, zcdp, rdp or gdp "
+                                                     "(docs/ledger.md); with a plan: plan or left out.",
+                                    examples=["pure"])
     epsilon: float = Field(ge=0, description="The promised epsilon (finite, >= 0).", examples=[1.0])
     delta: float = Field(0.0, ge=0, lt=1, description="The promised delta, in [0, 1).")
-    databases: list[str] = Field(min_length=1, description="The databases a charge may run on.",
-                                 examples=[["hospital-a", "hospital-b"]])
+    databases: Optional[list[str]] = Field(None, min_length=1,
+                                           description="The databases a charge may run on (with a plan: its "
+                                                       "database names, or left out to take them from it).",
+                                           examples=[["hospital-a", "hospital-b"]])
     membership: Optional[dict[str, Any]] = Field(
         None, description='Who can be in which databases: {"max_databases": m}, '
                           '{"partition": [[...], ...]} or {"patterns": [[...], ...]}; '
-                          "default: a person may be in all of them.")
-    neighbors: str = Field("unbounded", description='"unbounded" (add/remove a person) or '
-                                                     '"bounded" (replace one).')
+                          "default: a person may be in all of them (with a plan: its [membership]).")
+    neighbors: Optional[str] = Field(None, description='"unbounded" (add/remove a person; the default) or '
+                                                        '"bounded" (replace one).')
     orders: Optional[list[float]] = Field(None, description="Renyi orders (rdp currency only), "
                                                              "fixed when the budget is created.")
-    plan: Optional[str] = Field(None, description="A pre-registered plan (TOML text).")
+    plan: Optional[str] = Field(None, min_length=1, max_length=1_000_000,
+                                description="A pre-registered plan (TOML text, docs/plans.md): the budget "
+                                            "then admits exactly the planned charges, and is created only if "
+                                            "the whole plan is certified within (epsilon, delta).")
 
 
 class ChargeIn(_Strict):
@@ -265,7 +271,7 @@ def _ledger(request: Request) -> Any:
 def create_budget(body: BudgetIn, request: Request, _: Principal = Depends(require_admin)) -> dict[str, Any]:
     st = _ledger(request).create_budget(
         body.name, currency=body.currency, epsilon=body.epsilon, delta=body.delta,
-        databases=list(body.databases), membership=body.membership, neighbors=body.neighbors,
+        databases=body.databases, membership=body.membership, neighbors=body.neighbors,
         orders=body.orders, plan=body.plan)
     return st.to_dict()
 

@@ -17,7 +17,8 @@ acknowledged and a restart continues where it stopped.
 Security: the admin token comes from the environment (never from the command line,
 where other users could read it in the process list) and is compared in constant time;
 no token, request body or header is written to any log (uvicorn's access log prints the
-method, path and status only); pages carry a Content-Security-Policy without inline
+method, path and status only; query strings are dropped, so a token a client wrongly put
+in the URL is not logged either); pages carry a Content-Security-Policy without inline
 script, and every asset is bundled so nothing is fetched from the network.
 """
 
@@ -199,6 +200,29 @@ def _install_docs(app: FastAPI) -> None:
             "<script src=\"/static/docs.js\"></script></body></html>")
 
 
+class _NoQueryString(logging.Filter):
+    """Drops the query string from uvicorn's access lines: a client that puts a token in the
+    URL (refused: tokens travel only in the Authorization header) must not get it logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) == 5 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (args[0], args[1], args[2].split("?", 1)[0] + "?(query not logged)", args[3], args[4])
+        return True
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging configuration, with the access lines' query strings dropped."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    cfg = copy.deepcopy(LOGGING_CONFIG)
+    cfg.setdefault("filters", {})["no_query_string"] = {"()": f"{__name__}._NoQueryString"}
+    cfg["handlers"]["access"]["filters"] = ["no_query_string"]
+    return cfg
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -222,5 +246,5 @@ def serve(db: str, *, host: str = "127.0.0.1", port: int = 8765, init: bool = Tr
     if not _is_loopback(host):
         log.warning("listening on %s, beyond this machine: put a TLS-terminating proxy in front, "
                     "or bearer tokens travel in clear text", host)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=True,
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=True, log_config=_log_config(),
                 server_header=False, proxy_headers=False)

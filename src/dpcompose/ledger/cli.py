@@ -163,15 +163,18 @@ def _serve(db: Optional[str], host: str, port: int, log_level: str) -> None:
 @budget_app.command("create")
 def budget_create(
     name: str = typer.Argument(..., help="The budget's name (letters, digits, . _ -)."),
-    currency: str = typer.Option(..., "--currency", "-c", help="pure, approx, advanced, zcdp, rdp or gdp."),
+    currency: Optional[str] = typer.Option(None, "--currency", "-c", help="pure, approx, advanced, zcdp, rdp "
+                                           "or gdp (with --plan: plan, or leave it out)."),
     epsilon: float = typer.Option(..., "--epsilon", "-e", help="The promised epsilon per person."),
     delta: float = typer.Option(0.0, "--delta", "-d", help="The promised delta per person."),
-    database: List[str] = typer.Option(..., "--database", help="A database (repeat for each)."),
+    database: Optional[List[str]] = typer.Option(None, "--database", help="A database (repeat for each; with "
+                                                 "--plan: taken from the plan when left out)."),
     max_databases: Optional[int] = typer.Option(None, "--max-databases", help="A person is in at most "
                                                 "this many databases."),
-    neighbors: str = typer.Option("unbounded", "--neighbors", help="unbounded or bounded."),
+    neighbors: Optional[str] = typer.Option(None, "--neighbors", help="unbounded (the default) or bounded."),
     order: Optional[List[float]] = typer.Option(None, "--order", help="A Renyi order (rdp; repeat)."),
-    plan: Optional[Path] = typer.Option(None, "--plan", help="A pre-registered plan (TOML file)."),
+    plan: Optional[Path] = typer.Option(None, "--plan", help="A pre-registered plan (TOML file): the budget then "
+                                        "admits exactly the planned charges, if the plan fits the promise."),
     db: Optional[str] = _DB, url: Optional[str] = _URL, as_json: bool = _JSON,
 ) -> None:
     """Create a budget: a promise of (epsilon, delta) per person over all its databases."""
@@ -179,12 +182,14 @@ def budget_create(
                            plan, db, url, as_json)
 
 
-def _budget_create(name: str, currency: str, epsilon: float, delta: float, database: List[str],
-                   max_databases: Optional[int], neighbors: str, order: Optional[List[float]],
-                   plan: Optional[Path], db: Optional[str], url: Optional[str], as_json: bool) -> None:
+def _budget_create(name: str, currency: Optional[str], epsilon: float, delta: float,
+                   database: Optional[List[str]], max_databases: Optional[int], neighbors: Optional[str],
+                   order: Optional[List[float]], plan: Optional[Path], db: Optional[str], url: Optional[str],
+                   as_json: bool) -> None:
+    from ..report import fmt_upper
     from .errors import LedgerError
 
-    dbs = [d for part in database for d in (s.strip() for s in part.split(",")) if d]
+    dbs = [d for part in database for d in (s.strip() for s in part.split(",")) if d] if database else None
     plan_text = None
     if plan is not None:
         try:
@@ -197,6 +202,11 @@ def _budget_create(name: str, currency: str, epsilon: float, delta: float, datab
                               neighbors=neighbors, orders=list(order) if order else None, plan=plan_text)
     if as_json:
         _echo_json(st)
+    elif st.plan_progress:
+        cert = st.plan_progress["certified"]
+        typer.echo(f"budget {st.name!r} created with a pre-registered plan: {st.plan_progress['planned_total']} "
+                   f"planned invocation(s) on {len(st.plan_progress['databases'])} database(s), certified "
+                   f"ε ≤ {fmt_upper(cert['epsilon'])} at δ = {st.delta:g} (promise ε = {st.epsilon:g})")
     else:
         typer.echo(f"budget {st.name!r} created: {st.currency} filter, promise (ε, δ) = "
                    f"({st.epsilon:g}, {st.delta:g}) per person over {len(st.databases)} database(s)")
@@ -287,14 +297,15 @@ def _status(budget: str, db: Optional[str], url: Optional[str], as_json: bool) -
     from ..report import fmt_lower, fmt_upper
     from .display import dec as _dec
     from .display import membership as _membership
-    from .display import planned_text
+    from .display import plan_lines, planned_text
 
     b = _target(db, url).status(budget, wait=True)  # a one-shot process: compute the planned figure now
     if as_json:
         _echo_json(b)
         return
     lines = [
-        f"budget {b.name}: {b.currency} filter, promise (ε, δ) = ({b.epsilon:g}, {b.delta:g}) per person, "
+        f"budget {b.name}: {'pre-registered plan' if b.plan_progress else b.currency + ' filter'}, "
+        f"promise (ε, δ) = ({b.epsilon:g}, {b.delta:g}) per person, "
         f"{b.neighbors} neighbours, membership {_membership(b.membership)}",
         f"spent (worst-case person): ε ≤ {fmt_upper(b.spent_epsilon)}, δ ≤ {fmt_upper(b.spent_delta, 'delta')}",
         f"remaining: ε ≥ {fmt_lower(b.remaining.get('epsilon', 0.0))}, "
@@ -311,6 +322,8 @@ def _status(budget: str, db: Optional[str], url: Optional[str], as_json: bool) -
     for dbn in b.databases:
         tot = b.per_database.get(dbn) or {}
         lines.append(f"  {dbn}: " + ", ".join(f"{c} {_dec(tot.get(c, '0'), True)}" for c in b.components))
+    if b.plan_progress:
+        lines.extend(plan_lines(b.plan_progress))
     if b.planned:
         lines.append(planned_text(b.planned))
     typer.echo("\n".join(lines))

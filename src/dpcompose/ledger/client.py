@@ -31,6 +31,7 @@ import dataclasses
 import os
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Iterable, Optional, TypeVar
 
 import httpx
@@ -69,12 +70,12 @@ class Client:
         timeout: seconds per request.
         retries: how many times a request whose answer was lost is sent again (charges
             always with their idempotency key, so they are charged once).
-        backoff: seconds before the first retry; doubles each time.
+        backoff: seconds before the first retry; doubles each time, up to ``max_backoff``.
         transport: an ``httpx`` transport (tests pass the application's ASGI/WSGI one).
     """
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, *,
-                 timeout: float = 30.0, retries: int = 5, backoff: float = 0.2,
+                 timeout: float = 30.0, retries: int = 5, backoff: float = 0.2, max_backoff: float = 5.0,
                  transport: Optional[httpx.BaseTransport] = None) -> None:
         url = url or os.environ.get(URL_ENV)
         token = token or os.environ.get(TOKEN_ENV)
@@ -90,6 +91,7 @@ class Client:
         self.url = url.rstrip("/")
         self.retries = retries
         self.backoff = backoff
+        self.max_backoff = max_backoff
         self._http = httpx.Client(base_url=self.url, timeout=timeout, transport=transport,
                                   headers={"Authorization": f"Bearer {token}"})
 
@@ -128,7 +130,7 @@ class Client:
                 else:
                     return self._decode(resp, ok)
             time.sleep(delay)
-            delay = min(delay * 2, 5.0)
+            delay = min(delay * 2, self.max_backoff)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _unreachable(self, exc: httpx.TransportError) -> LedgerError:
@@ -148,14 +150,23 @@ class Client:
 
     # -- the Ledger API ---------------------------------------------------------------
 
-    def create_budget(self, name: str, *, currency: str, epsilon: float, delta: float = 0.0,
-                      databases: list[str], membership: Optional[dict[str, Any]] = None,
-                      neighbors: str = "unbounded", orders: Optional[list[float]] = None,
-                      plan: Optional[str] = None) -> BudgetStatus:
-        """Create a budget (admin token); returns its status."""
+    def create_budget(self, name: str, *, currency: Optional[str] = None, epsilon: float, delta: float = 0.0,
+                      databases: Optional[list[str]] = None, membership: Optional[dict[str, Any]] = None,
+                      neighbors: Optional[str] = None, orders: Optional[list[float]] = None,
+                      plan: Any = None) -> BudgetStatus:
+        """Create a budget (admin token); returns its status.
+
+        ``plan``: a pre-registered plan, its TOML text or a :class:`pathlib.Path` to it
+        (read here and sent as text); see :meth:`Ledger.create_budget`.
+        """
+        if isinstance(plan, os.PathLike):
+            try:
+                plan = Path(plan).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise LedgerError(f"cannot read the plan file {os.fspath(plan)!r}: {exc}", field="plan") from None
         body = {"name": name, "currency": currency, "epsilon": epsilon, "delta": delta,
-                "databases": list(databases), "membership": membership, "neighbors": neighbors,
-                "orders": orders, "plan": plan}
+                "databases": None if databases is None else list(databases), "membership": membership,
+                "neighbors": neighbors, "orders": orders, "plan": plan}
         return _build(BudgetStatus, self._request("POST", "/v1/budgets", json=body, idempotent=False))
 
     def charge(self, budget: str, *, database: str, mechanism: str,
@@ -171,8 +182,10 @@ class Client:
                                 "note": note}
         if delta is not None:
             body["delta"] = delta
-        return _build(ChargeResult, self._request("POST", f"/v1/budgets/{_seg(budget)}/charges",
-                                                  json=body, ok=(201, 409)))
+        answer = self._request("POST", f"/v1/budgets/{_seg(budget)}/charges", json=body, ok=(201, 409))
+        if "admitted" not in answer:  # a 409 that is not a refusal (e.g. a refunded charge's key)
+            raise LedgerHTTPError(409, answer)
+        return _build(ChargeResult, answer)
 
     def refund(self, budget: str, charge_id: Any, *, reason: str) -> ChargeResult:
         """Refund a charge whose mechanism never ran (admin token)."""

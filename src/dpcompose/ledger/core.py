@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import math
+import os
 import secrets
 import threading
 import time
@@ -31,7 +32,8 @@ from ..mechanisms import Mechanism
 from . import exact
 from .currencies import Currency, create_currency, dumps, load_currency, loads
 from .errors import LedgerConflict, LedgerError, LedgerNotFound, Unauthorized
-from .membership import MembershipRule, check_databases
+from .membership import MembershipRule, check_databases, check_relation
+from .plans import PlanBook, hdp_release, register
 from .records import PLANNED_LABEL, BudgetStatus, ChargeRecord, ChargeResult, TokenScope
 from .store import budgets as budget_t
 from .store import charges as charge_t
@@ -55,12 +57,25 @@ _BY_KEY = select(charge_t).where(and_(charge_t.c.budget_id == bindparam("bid"),
                                       charge_t.c.idempotency_key == bindparam("key")))
 _TOTALS = (select(database_t.c.totals).where(database_t.c.budget_id == bindparam("bid"))
            .order_by(database_t.c.position))
+_REFUND_OF = select(charge_t.c.id).where(charge_t.c.refund_of == bindparam("cid"))
 _INSERT_ENTRY = insert(charge_t)
 _SET_TOTALS = update(database_t).where(database_t.c.id == bindparam("db_id")).values(totals=bindparam("new_totals"))
 _SET_CHARGED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), charge_count=bindparam("new_count"))
 _SET_REFUNDED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), refund_count=bindparam("new_count"))
+
+
+_SQLITE_WRITERS: dict[str, Any] = {}
+_SQLITE_WRITERS_LOCK = threading.Lock()
+
+
+def _writer_lock(url: str) -> contextlib.AbstractContextManager[Any]:
+    """One lock per SQLite file in this process (shared by its Ledger objects); none for PostgreSQL."""
+    if not url.startswith("sqlite"):
+        return contextlib.nullcontext()
+    with _SQLITE_WRITERS_LOCK:
+        return _SQLITE_WRITERS.setdefault(url, threading.RLock())
 
 
 def _now() -> str:
@@ -119,8 +134,9 @@ class _Budget:
     rule: MembershipRule
     databases: tuple[str, ...]
     db_ids: dict[str, int]
-    plan: str | None
+    plan: str | None                 # the registered plan's TOML text
     created_at: str
+    book: PlanBook | None = None     # its planned invocations (plan budgets only)
 
 
 class Ledger:
@@ -147,6 +163,7 @@ class Ledger:
     def __init__(self, url: str | Any) -> None:
         self.url = normalize_url(url)
         self.engine = make_engine(self.url)
+        self._writers = _writer_lock(self.url)
         self._budgets: dict[str, _Budget] = {}
         # budget id -> (entry seq, figure); budget ids being computed in the background
         self._planned: dict[int, tuple[int, dict[str, Any]]] = {}
@@ -185,7 +202,10 @@ class Ledger:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[Connection]:
-        with self._schema_errors(), self.engine.begin() as conn:
+        # SQLite has one writer at a time (BEGIN IMMEDIATE): writers of this process queue on a
+        # lock, woken at once, instead of in SQLite's busy handler, which sleeps up to 100 ms
+        # between tries; writers in other processes still meet the file lock and busy_timeout
+        with self._writers, self._schema_errors(), self.engine.begin() as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -209,48 +229,63 @@ class Ledger:
             raise
 
     # ------------------------------------------------------------------ budgets
-    def create_budget(self, name: str, *, currency: str, epsilon: float, delta: float,
-                      databases: Sequence[str], membership: dict[str, Any] | None = None,
-                      neighbors: str = "unbounded", orders: Sequence[float] | None = None,
-                      plan: str | None = None) -> BudgetStatus:
+    def create_budget(self, name: str, *, currency: str | None = None, epsilon: float, delta: float,
+                      databases: Sequence[str] | None = None, membership: dict[str, Any] | None = None,
+                      neighbors: str | None = None, orders: Sequence[float] | None = None,
+                      plan: str | os.PathLike[str] | None = None) -> BudgetStatus:
         """Create a budget (everything is validated before anything is stored).
 
         Args:
             name: unique budget name (1-200 printable characters).
-            currency: ``pure``, ``approx``, ``advanced``, ``zcdp``, ``gdp`` or ``rdp``.
+            currency: ``pure``, ``approx``, ``advanced``, ``zcdp``, ``gdp`` or ``rdp``; with
+                a plan, ``plan`` or left out.
             epsilon, delta: the promise to each person: (epsilon, delta)-DP over the
                 whole interaction (``pure``: delta = 0).
-            databases: the database names charges may run on.
+            databases: the database names charges may run on (with a plan: the plan's
+                database names, or left out to take them from the plan).
             membership: which databases one person can be in (see
-                :class:`~dpcompose.ledger.membership.MembershipRule`); ``None``: any.
-            neighbors: ``"unbounded"`` or ``"bounded"``.
+                :class:`~dpcompose.ledger.membership.MembershipRule`); ``None``: any (with a
+                plan: the plan's ``[membership]``; if both are given they must be equal).
+            neighbors: ``"unbounded"`` (the default) or ``"bounded"`` (with a plan that
+                writes ``membership.neighbors``: that, or equal to it).
             orders: Renyi orders for ``rdp`` (default
                 :data:`~dpcompose.ledger.currencies.DEFAULT_ORDERS`).
-            plan: pre-registered plans are not available yet; must be ``None``.
+            plan: a pre-registered plan, the TOML text of a plan file (docs/plans.md) or
+                a :class:`pathlib.Path` to one. The budget then admits exactly the planned
+                charges (:mod:`dpcompose.ledger.plans`), and it is created only if
+                :func:`dpcompose.hdp` certifies the whole plan within (epsilon, delta).
 
         Raises:
-            LedgerError: a bad field (named); LedgerConflict: the name exists.
+            LedgerError: a bad field (named; a plan that does not fit names its certified
+            epsilon); LedgerConflict: the name exists.
         """
         name = _check_name("name", name)
+        book = None
         if plan is not None:
-            raise LedgerError(
-                "pre-registered plans are not available yet in the ledger: a budget admits charges "
-                "with an adaptive filter only (docs/ledger.md, 'Plans'); leave plan out", field="plan")
-        cur = create_currency(currency, epsilon, delta, orders)
-        dbs = check_databases(databases)
-        rule = MembershipRule(membership, dbs, neighbors)
+            reg = register(plan, currency=currency, epsilon=epsilon, delta=delta, databases=databases,
+                           membership=membership, neighbors=neighbors, orders=orders)
+            cur, dbs, rule, plan_text, book = reg.currency, reg.databases, reg.rule, reg.text, reg.book
+        else:
+            cur = create_currency(currency, epsilon, delta, orders)
+            dbs = check_databases(databases)
+            rule = MembershipRule(membership, dbs, "unbounded" if neighbors is None else neighbors)
+            plan_text = None
         zeros = dumps([exact.ZERO] * len(cur.components))
         created = _now()
         try:
             with self._write() as conn:
                 bid = conn.execute(insert(budget_t).values(
-                    name=name, currency=cur.name, epsilon=cur.epsilon, delta=cur.delta, neighbors=neighbors,
+                    name=name, currency=cur.name, epsilon=cur.epsilon, delta=cur.delta, neighbors=rule.neighbors,
                     membership=json.dumps(rule.spec) if rule.spec is not None else None,
-                    params=json.dumps(cur.params), plan=None, limits=dumps(cur.limits),
+                    params=json.dumps(cur.params), plan=plan_text, limits=dumps(cur.limits),
                     charge_count=0, refund_count=0, seq=0, created_at=created)).inserted_primary_key[0]
                 conn.execute(insert(database_t), [
                     {"budget_id": bid, "name": d, "position": i, "totals": zeros} for i, d in enumerate(dbs)])
         except IntegrityError:
+            with self._read() as conn:
+                taken = conn.execute(select(budget_t.c.id).where(budget_t.c.name == name)).first() is not None
+            if not taken:  # some other constraint: a bug, never reported as a name conflict
+                raise
             raise LedgerConflict(f"a budget named {name!r} exists; choose another name", field="name") from None
         return self.status(name, planned=False)
 
@@ -270,8 +305,9 @@ class Ledger:
         cur = load_currency(row["currency"], row["epsilon"], row["delta"], json.loads(row["limits"]), params)
         names = tuple(r.name for r in dbrows)
         membership = json.loads(row["membership"]) if row["membership"] else None
+        book = PlanBook.from_params(params["plan"], names) if "plan" in params else None
         b = _Budget(row["id"], row["name"], cur, MembershipRule(membership, names, row["neighbors"]),
-                    names, {r.name: r.id for r in dbrows}, row["plan"], row["created_at"])
+                    names, {r.name: r.id for r in dbrows}, row["plan"], row["created_at"], book)
         with self._lock:
             self._budgets[name] = b
         return b
@@ -319,12 +355,15 @@ class Ledger:
         if note is not None and (not isinstance(note, str) or len(note) > 2000):
             raise LedgerError("note must be a string of at most 2000 characters", field="note")
         share = _check_share(delta)
+        if b.book is not None and share is not None:
+            raise LedgerError("a plan budget does not use a per-charge delta share: its plan was certified at "
+                              "the promised delta; leave delta out", field="delta")
         groups, canonical = parse_mechanism(mechanism)
-        _check_relation(groups, b.rule.neighbors)
+        check_relation(groups, b.rule.neighbors)
         share_text = None if share is None else repr(share)
         request_hash = hashlib.sha256(json.dumps([database, canonical, share_text]).encode()).hexdigest()
-        cost = b.currency.cost(groups, share)
-        cost_dict = dict(zip(b.currency.components, (exact.text(c) for c in cost)))
+        # a filter's cost depends on the request alone; a plan's assignment on the stored totals (below)
+        cost = exact.capped(b.currency.cost(groups, share)) if b.book is None else None
         with self._write() as conn:
             locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
             if key is not None:
@@ -334,15 +373,27 @@ class Ledger:
                         raise LedgerError(
                             f"idempotency_key {key!r} was used for a different request on budget {b.name!r}; "
                             f"use a new key for a new charge", field="idempotency_key")
+                    refund = conn.execute(_REFUND_OF, {"cid": prior["id"]}).first()
+                    if refund is not None:  # replaying "admitted" would let a refunded mechanism run
+                        raise LedgerConflict(
+                            f"idempotency_key {key!r} names charge {prior['id']}, which was refunded (entry "
+                            f"{refund.id}): its mechanisms must not run. To charge again, use a new key",
+                            field="idempotency_key")
                     return ChargeResult(True, None, prior["id"], json.loads(prior["remaining"]), True,
                                         b.name, database, dict(zip(b.currency.components, json.loads(prior["cost"]))))
             totals = self._totals(conn, b)
             i = b.databases.index(database)
+            if b.book is not None:
+                cost, why = b.book.assign(i, groups, totals[i])
+                if cost is None:
+                    return ChargeResult(False, self._plan_reason(b, why), None,
+                                        b.currency.remaining(self._worst(b, totals)[0]), False, b.name, database)
+            cost_dict = dict(zip(b.currency.components, (exact.text(c) for c in cost)))
             after = list(totals)
             after[i] = exact.vec_add(totals[i], cost)
-            worst_after, witness = b.rule.worst(after)
+            worst_after, witness = self._worst(b, after)
             if not b.currency.admits(worst_after):
-                worst_now, _ = b.rule.worst(totals)
+                worst_now, _ = self._worst(b, totals)
                 return ChargeResult(False, self._reason(b, worst_now, worst_after, witness, cost_dict),
                                     None, b.currency.remaining(worst_now), False, b.name, database, cost_dict)
             remaining = b.currency.remaining(worst_after)
@@ -360,6 +411,21 @@ class Ledger:
     def _totals(self, conn: Connection, b: _Budget) -> list[tuple[Decimal, ...]]:
         rows = conn.execute(_TOTALS, {"bid": b.id}).scalars().all()
         return [loads(r) for r in rows]
+
+    @staticmethod
+    def _worst(b: _Budget, totals: Sequence[Sequence[Decimal]]) -> tuple[tuple[Decimal, ...], list[str]]:
+        """The totals the currency judges: the worst-case person's, or a plan's sums over databases."""
+        if b.book is None:
+            return b.rule.worst(totals)
+        return tuple(exact.total(col) for col in zip(*totals)), []
+
+    @staticmethod
+    def _plan_reason(b: _Budget, why: str) -> str:
+        c = b.currency.params["plan"]["certified"]
+        return (f"refused: budget {b.name!r} admits only the charges of its pre-registered plan (certified "
+                f"epsilon {c['epsilon']:.6g} at delta {c['delta']:g}); nothing outside the plan is admitted: "
+                f"{why}. A charge must be a planned mechanism on its planned database, or one the plan's covers "
+                f"(more noise, same kind; docs/ledger.md section 10)")
 
     def _reason(self, b: _Budget, now: Sequence[Decimal], after: Sequence[Decimal], witness: list[str],
                 cost: dict[str, str]) -> str:
@@ -401,7 +467,7 @@ class Ledger:
             if row["kind"] != "charge":
                 raise LedgerConflict(f"entry {charge_id} is a refund; only charges can be refunded",
                                      field="charge_id")
-            done = conn.execute(select(charge_t.c.id).where(charge_t.c.refund_of == charge_id)).first()
+            done = conn.execute(_REFUND_OF, {"cid": charge_id}).first()
             if done is not None:
                 raise LedgerConflict(f"charge {charge_id} was already refunded (entry {done.id})",
                                      field="charge_id")
@@ -412,7 +478,7 @@ class Ledger:
             i = b.databases.index(database)
             after = list(totals)
             after[i] = exact.vec_sub(totals[i], cost)
-            worst_after, _ = b.rule.worst(after)
+            worst_after, _ = self._worst(b, after)
             remaining = b.currency.remaining(worst_after)
             seq = locked.seq + 1
             rid = conn.execute(_INSERT_ENTRY, dict(
@@ -442,7 +508,7 @@ class Ledger:
             row = conn.execute(select(budget_t).where(budget_t.c.id == b.id)).mappings().one()
             totals = self._totals(conn, b)
         cur = b.currency
-        worst, witness = b.rule.worst(totals)
+        worst, witness = self._worst(b, totals)
         spent_eps, spent_delta = cur.spent(worst)
         worst_eps = spent_eps
         return BudgetStatus(
@@ -456,7 +522,8 @@ class Ledger:
             per_database={d: dict(zip(cur.components, (exact.text(x) for x in t))) for d, t in zip(b.databases, totals)},
             worst_case={"databases": witness, "epsilon": _finite(worst_eps)},
             charge_count=row["charge_count"], refund_count=row["refund_count"],
-            planned=self._planned_figure(b, row["seq"], wait) if planned else None, created_at=b.created_at)
+            planned=self._planned_figure(b, row["seq"], wait) if planned else None, created_at=b.created_at,
+            plan_progress=b.book.progress(totals) if b.book is not None else None)
 
     def history(self, budget: str, *, offset: int = 0, limit: int = 100) -> list[ChargeRecord]:
         """A page of the budget's entries in commit order (``limit`` at most 1000)."""
@@ -568,25 +635,6 @@ class Ledger:
             raise LedgerNotFound(f"no token with id {token_id!r}", field="token_id")
 
 
-#: the subsampling scheme whose amplification theorem holds for each neighbour relation
-#: (one person's change at one database: add/remove when unbounded, substitution when bounded)
-_SCHEME_FOR = {"unbounded": "poisson", "bounded": "without_replacement"}
-
-
-def _check_relation(groups: Sequence[tuple[Mechanism, int]], neighbors: str) -> None:
-    """Refuse a subsampled mechanism whose theorem assumes the other neighbour relation."""
-    from ..mechanisms import Subsampled
-
-    for m, _ in groups:
-        if isinstance(m, Subsampled) and m.scheme != _SCHEME_FOR[neighbors] and m.rate < 1.0:
-            raise LedgerError(
-                f"{m.scheme} subsampling is analysed for {'add/remove' if m.scheme == 'poisson' else 'substitution'} "
-                f"neighbours, but this budget's neighbours are {neighbors} (one person's change at a database "
-                f"is {'an add/remove' if neighbors == 'unbounded' else 'a substitution'}); use "
-                f"{_SCHEME_FOR[neighbors]} subsampling or a budget with the other neighbour relation",
-                field="mechanism")
-
-
 def _hash_token(token: str) -> str:
     # tokens carry 256 random bits, so one unsalted SHA-256 is a safe verifier
     return hashlib.sha256(token.encode()).hexdigest()
@@ -609,25 +657,21 @@ def _finite(x: float) -> float:
 def planned_in_advance(b: _Budget, rows: Sequence[Any]) -> dict[str, Any]:
     """The realized sequence's tightest (epsilon, delta) via :func:`dpcompose.hdp`, labelled.
 
-    Display only: stopping on this figure is not a valid filter (Tran, Raisa, Koskela
-    and Honkela 2026); it shows what a plan fixed in advance would have certified.
+    Display only: stopping on this figure is not a valid filter (Tran, Koskela, Räisä and
+    Honkela, "f-Differential Privacy Filters: Validity and Approximate Solutions", 2026);
+    it shows what a plan fixed in advance would have certified.
     """
     import dpcompose as dpc
 
-    items: list[tuple[Mechanism, int]] = []
-    where: list[int] = []
+    per_db: list[list[tuple[Mechanism, int]]] = [[] for _ in b.databases]
     index = {i: b.databases.index(d) for d, i in b.db_ids.items()}
     for db_id, text_, n in rows:
         groups, _ = parse_mechanism(text_)
-        for m, k in groups:
-            items.append((m, k * n))
-            where.append(index[db_id])
+        per_db[index[db_id]].extend((m, k * n) for m, k in groups)
     out: dict[str, Any] = {"label": PLANNED_LABEL, "delta": b.currency.delta, "epsilon": 0.0, "method": None}
-    if not items:
+    if not rows:
         return out
-    if max(where) < len(b.databases) - 1:  # hdp sizes b-vectors by the largest index used
-        items.append((dpc.PureDP(0.0), 1))
-        where.append(len(b.databases) - 1)
+    items, where = hdp_release(per_db)
     if len(items) > _PLANNED_MAX_ITEMS:
         return {**out, "epsilon": None, "note": f"more than {_PLANNED_MAX_ITEMS} distinct charges; not computed"}
     try:

@@ -52,7 +52,8 @@ from ..mechanisms import (
 from . import exact
 from .errors import LedgerError
 
-__all__ = ["Currency", "CURRENCIES", "create_currency", "load_currency", "Groups", "DEFAULT_ORDERS"]
+__all__ = ["Currency", "CURRENCIES", "create_currency", "load_currency", "check_promise", "Groups", "DEFAULT_ORDERS",
+           "PLAN_CURRENCY"]
 
 Groups = tuple[tuple[Mechanism, int], ...]
 
@@ -205,10 +206,13 @@ class Currency:
         if orders is not None:
             raise LedgerError(f"orders are only used by the rdp currency, not {cls.name}; leave them out",
                               field="orders")
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), {}), {})
+        return cls(epsilon, delta, cls._limits(epsilon, delta, {}), {})
 
     @classmethod
     def _limits(cls, epsilon: float, delta: float, params: dict[str, Any]) -> tuple[Decimal, ...]:
+        """The limits for the promise as written: exact decimal limits take the decimals
+        written (``exact.param``); float computations take the largest floats not above
+        them (``_written_floor``)."""
         raise NotImplementedError
 
     @property
@@ -252,7 +256,8 @@ def _left(promised: float, spent: float) -> float:
     """promised - spent (a float upper bound), rounded down, at least 0."""
     if not math.isfinite(spent):
         return 0.0
-    return max(0.0, exact.float_down(exact._EXACT.subtract(exact.param(promised), exact.dec(spent))))
+    # spent rounded up to 20 digits first (a float's exact value can have ~750 digits)
+    return max(0.0, exact.float_down(exact._EXACT.subtract(exact.param(promised), exact.up(spent))))
 
 
 def _no_share(currency: str, delta_share: float | None) -> None:
@@ -425,14 +430,14 @@ class Advanced(Currency):
         if orders is not None:
             raise LedgerError("orders are only used by the rdp currency; leave them out", field="orders")
         params = {"delta_prime": _written_floor(delta) / 2.0, "delta_double_prime": _written_floor(delta) / 2.0}
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), params), params)
+        return cls(epsilon, delta, cls._limits(epsilon, delta, params), params)
 
     @classmethod
     def _limits(cls, epsilon, delta, params):
         if delta <= 0.0:
             raise LedgerError("the advanced currency needs delta > 0 (it spends delta/2 on the "
                               "concentration bound); pass e.g. delta=1e-6", field="delta")
-        rho = _zcdp_rho_bs(epsilon, params["delta_prime"])
+        rho = _zcdp_rho_bs(_written_floor(epsilon), params["delta_prime"])
         # delta'' = delta / 2 from the delta written (exact decimal halving, then down)
         return (exact.down(exact._EXACT.multiply(rho, Decimal(2))), exact.down(exact.param(delta) / 2))
 
@@ -472,8 +477,9 @@ class Zcdp(Currency):
     Guarantee:
         rho-zCDP is RDP (alpha, alpha rho) at every order; with sum rho_i <= rho every
         order's Renyi filter holds at once (Feldman and Zrnic, "Individual Privacy
-        Accounting via a Renyi Filter", NeurIPS 2021, Thm 3.1 / Whitehouse et al. 2023),
-        so the interaction is rho-zCDP and any conversion of rho-zCDP applies.
+        Accounting via a Renyi Filter", NeurIPS 2021, their Renyi filter, cited by result
+        and proven in docs/ledger.md), so the interaction is rho-zCDP and any conversion
+        of rho-zCDP applies.
     """
 
     name = "zcdp"
@@ -483,6 +489,7 @@ class Zcdp(Currency):
         if delta <= 0.0:
             raise LedgerError("the zcdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
+        epsilon, delta = _written_floor(epsilon), _written_floor(delta)
         bs = _zcdp_rho_bs(epsilon, delta)  # valid at every order (continuous optimum)
         grid = exact.down(_largest(lambda r: _zcdp_epsilon(r, delta) <= epsilon, hi=float(bs) * 4 + epsilon))
         return (max(bs, grid),)
@@ -563,9 +570,11 @@ class Gdp(Currency):
         if delta <= 0.0:
             raise LedgerError("the gdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
-        log_d = math.log(delta)
+        epsilon, delta = _written_floor(epsilon), _written_floor(delta)
+        log_d = _margin_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
         mu = _largest(lambda u: u == 0.0 or gaussian_log_delta(u, epsilon) <= log_d, hi=1.0)
-        return (exact.down(exact._EXACT.multiply(exact.dec(mu), exact.dec(mu))),)
+        mu_down = exact.down(mu)  # 20 digits, rounded down: mu^2 rounded down again (a limit)
+        return (exact.DOWN.multiply(mu_down, mu_down),)
 
     @property
     def components(self):
@@ -581,7 +590,7 @@ class Gdp(Currency):
         mu = _margin_up(math.sqrt(exact.float_up(totals[0])))
         if mu == 0.0:
             return 0.0, self.delta
-        log_d = math.log(_written_floor(self.delta))
+        log_d = _margin_down(math.log(_written_floor(self.delta)), 2)  # lowered: epsilon spent rounds up
         # the smallest epsilon with delta_mu(epsilon) <= delta, ending on the passing side
         lo, hi = 0.0, 1.0
         while gaussian_log_delta(mu, hi) > log_d:
@@ -608,7 +617,7 @@ def _gdp_unit(m: Mechanism) -> Decimal | None:
     mu = gdp_mu_of_pure(e)
     if mu is None:
         return None
-    return _square_over(exact.dec(mu), Decimal(1), two=False)
+    return _square_over(exact.up(mu), Decimal(1), two=False)  # mu rounded up to 20 digits, squared exactly
 
 
 class Rdp(Currency):
@@ -621,7 +630,8 @@ class Rdp(Currency):
     while SOME order stays within its limit.
 
     Guarantee:
-        Each order alone is a Renyi filter (Feldman and Zrnic 2021, Thm 3.1). Admitting
+        Each order alone is a Renyi filter (Feldman and Zrnic 2021, cited by result; proven
+        in docs/ledger.md, Lemma). Admitting
         while some order has budget is not that theorem; it is valid with delta split
         over the orders (docs/ledger.md, "rdp": the process stopped at order alpha is
         (alpha, B(alpha))-RDP; every run ends inside some order's filter; a union over
@@ -638,16 +648,17 @@ class Rdp(Currency):
             raise LedgerError("the rdp currency needs delta > 0; pass e.g. delta=1e-6", field="delta")
         grid = _check_orders(orders)
         params = {"orders": list(grid)}
-        return cls(epsilon, delta, cls._limits(_written_floor(epsilon), _written_floor(delta), params), params)
+        return cls(epsilon, delta, cls._limits(epsilon, delta, params), params)
 
     @classmethod
     def _limits(cls, epsilon, delta, params):
         grid = params["orders"]
-        share = _margin_down(delta / len(grid), 1)  # a smaller delta share is the safe side
+        share = _margin_down(_written_floor(delta) / len(grid), 1)  # a smaller delta share is the safe side
         out = []
         for a in grid:
             c = _rdp_offset(a, share)
-            out.append(exact.down(exact._EXACT.subtract(exact.dec(epsilon), exact.dec(c))))  # exact difference
+            # the epsilon written minus the certified c(alpha), an exact decimal difference
+            out.append(exact.down(exact._EXACT.subtract(exact.param(epsilon), exact.up(c))))
         if all(x <= 0 for x in out):
             raise LedgerError(
                 f"epsilon = {epsilon!r} is too small for delta = {delta!r} at every order "
@@ -690,7 +701,7 @@ class Rdp(Currency):
 
 
 #: stands for an infinite Renyi cost at one order (above every limit; exact to add and refund)
-_INF_COST = Decimal("1e60")
+_INF_COST = exact.CAP
 
 
 def _rdp_offset(alpha: float, delta: float) -> float:
@@ -723,17 +734,34 @@ def _check_orders(orders: Sequence[float] | None) -> tuple[float, ...]:
 CURRENCIES: dict[str, type[Currency]] = {c.name: c for c in (Pure, Approx, Advanced, Zcdp, Gdp, Rdp)}
 
 
+#: the currency of budgets with a pre-registered plan (:mod:`dpcompose.ledger.plans`)
+PLAN_CURRENCY = "plan"
+
+
+def check_promise(epsilon: Any, delta: Any) -> tuple[float, float]:
+    """The promise (epsilon, delta) checked: epsilon in (0, 10^4], delta in [0, 1)."""
+    return (_check_number("epsilon", epsilon, 0.0, MAX_EPSILON, low_open=True),
+            _check_number("delta", delta, 0.0, 1.0, high_open=True))
+
+
 def create_currency(name: str, epsilon: Any, delta: Any, orders: Sequence[float] | None = None) -> Currency:
     """Validate the promise and build the currency with its limits (rounded down)."""
+    if name == PLAN_CURRENCY:
+        raise LedgerError("currency 'plan' is the currency of budgets with a pre-registered plan; give the "
+                          "plan (plan=TOML text) or choose a filter currency", field="plan")
     if not isinstance(name, str) or name not in CURRENCIES:
-        raise LedgerError(f"currency = {name!r} is not one of {', '.join(CURRENCIES)}", field="currency")
-    eps = _check_number("epsilon", epsilon, 0.0, MAX_EPSILON, low_open=True)
-    dlt = _check_number("delta", delta, 0.0, 1.0, high_open=True)
+        raise LedgerError(f"currency = {name!r} is not one of {', '.join(CURRENCIES)} (or '{PLAN_CURRENCY}' "
+                          f"with a pre-registered plan)", field="currency")
+    eps, dlt = check_promise(epsilon, delta)
     return CURRENCIES[name].create(eps, dlt, orders)
 
 
 def load_currency(name: str, epsilon: float, delta: float, limits: Sequence[str], params: dict[str, Any]) -> Currency:
     """Rebuild a stored currency (limits as stored: a library upgrade never moves a promise)."""
+    if name == PLAN_CURRENCY:
+        from .plans import PlanCurrency
+
+        return PlanCurrency(epsilon, delta, tuple(Decimal(x) for x in limits), params)
     return CURRENCIES[name](epsilon, delta, tuple(Decimal(x) for x in limits), params)
 
 

@@ -37,7 +37,7 @@ from .errors import LedgerError
 __all__ = ["router", "COOKIE", "csrf_token"]
 
 COOKIE = "dpcompose_ledger_token"
-CURRENCIES = ("pure", "approx", "advanced", "zcdp", "rdp", "gdp")
+CURRENCIES = ("pure", "approx", "advanced", "zcdp", "rdp", "gdp", "plan")
 HISTORY_PAGE = 50
 CHART_POINTS = 2000  # the epsilon-over-time chart shows at most the latest CHART_POINTS entries
 
@@ -223,13 +223,13 @@ def _split(text: str) -> list[str]:
 def create_budget_form(request: Request, csrf: str = Form(""), name: str = Form(""),
                        currency: str = Form(""), epsilon: str = Form(""), delta: str = Form(""),
                        databases: str = Form(""), max_databases: str = Form(""),
-                       neighbors: str = Form("unbounded"), orders: str = Form("")) -> Response:
+                       neighbors: str = Form("unbounded"), orders: str = Form(""), plan: str = Form("")) -> Response:
     p, bad = _form_session(request, csrf)
     if p is None:
         return bad
     form = {"name": name, "currency": currency, "epsilon": epsilon, "delta": delta,
             "databases": databases, "max_databases": max_databases, "neighbors": neighbors,
-            "orders": orders}
+            "orders": orders, "plan": plan}
     if not p.admin:
         return _index_page(request, p, 403, form=form, message="Creating a budget needs an admin token.",
                            message_kind="error")
@@ -240,10 +240,15 @@ def create_budget_form(request: Request, csrf: str = Form(""), name: str = Form(
                 raise LedgerError(f"{max_databases!r} is not a whole number >= 1.", field="max_databases")
             membership = {"max_databases": int(max_databases)}
         order_list = [_parse_float("orders", o) for o in _split(orders)] or None
+        with_plan = bool(plan.strip())
+        nb = neighbors.strip() or None
+        if with_plan and nb == "unbounded":
+            nb = None  # the form's default: the plan's relation (unbounded unless the plan says bounded)
+        # with a plan, the databases and the constraint may come from it (equal ones if given)
         _ledger(request).create_budget(
-            name.strip(), currency=currency.strip(), epsilon=_parse_float("epsilon", epsilon),
-            delta=_parse_float("delta", delta, 0.0), databases=_split(databases), membership=membership,
-            neighbors=neighbors.strip(), orders=order_list)
+            name.strip(), currency=currency.strip() or None, epsilon=_parse_float("epsilon", epsilon),
+            delta=_parse_float("delta", delta, 0.0), databases=_split(databases) or (None if with_plan else []),
+            membership=membership, neighbors=nb, orders=order_list, plan=plan if with_plan else None)
     except LedgerError as exc:
         return _index_page(request, p, exc.status, form=form, message_kind="error",
                            message=f"Not created: {exc}")

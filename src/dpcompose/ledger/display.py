@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from ..report import fmt_lower, fmt_upper
 
-__all__ = ["up", "down", "dec", "num", "used", "membership", "when", "planned_text"]
+__all__ = ["up", "down", "dec", "num", "used", "membership", "when", "planned_text", "plan_lines"]
 
 
 def up(x: Any, kind: str = "epsilon") -> str:
@@ -98,3 +98,23 @@ def planned_text(p: Optional[dict[str, Any]]) -> str:
     if p.get("current") is False and p.get("as_of_seq") is not None:
         text += f"; as of entry {p['as_of_seq']}, a newer figure is being computed"
     return text
+
+
+def plan_lines(progress: Optional[dict[str, Any]], max_databases: int = 20) -> list[str]:
+    """A plan budget's certificate and planned-against-used counts, as lines of text."""
+    if not progress:
+        return []
+    cert = progress.get("certified") or {}
+    lines = [f"{progress.get('label', 'pre-registered plan')}: certified ε ≤ {up(cert.get('epsilon'))} at "
+             f"δ = {num(cert.get('delta'), 'delta')} ({cert.get('method', '')}); used "
+             f"{progress.get('used_total', 0)} of {progress.get('planned_total', 0)} planned invocation(s)"]
+    for c in cert.get("caveats") or []:
+        lines.append(f"  caveat: {c}")
+    dbs = progress.get("databases") or {}
+    for name, row in list(dbs.items())[:max_databases]:
+        used = row.get("used") or {}
+        parts = [f"{m}: {used.get(m, 0)} of {n}" for m, n in (row.get("planned") or {}).items()]
+        lines.append(f"  {name}: " + "; ".join(parts))
+    if len(dbs) > max_databases:
+        lines.append(f"  ... and {len(dbs) - max_databases} more database(s)")
+    return lines

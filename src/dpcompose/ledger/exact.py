@@ -27,12 +27,14 @@ from decimal import (
 from typing import Iterable, Sequence
 
 __all__ = ["DIGITS", "up", "down", "add", "total", "float_up", "float_down", "dec", "text",
-           "ZERO", "UP", "DOWN", "MAX_AMOUNT", "param"]
+           "ZERO", "UP", "DOWN", "CAP", "param", "capped"]
 
 #: significant digits kept when a cost or limit is rounded
 DIGITS = 20
-#: amounts above this are refused (no real budget is this large; keeps sums exact)
-MAX_AMOUNT = Decimal("1e100")
+#: a cost component is stored as at most this: it is above every limit (promises are at most
+#: 10^4), so a larger value could only ever be refused, or make its component unusable (an
+#: rdp order) exactly as this one does; it keeps every sum exact (docs/ledger.md, "Arithmetic")
+CAP = Decimal("1e60")
 _E = 10**6
 UP = Context(prec=DIGITS, rounding=ROUND_CEILING, Emin=-_E, Emax=_E)
 DOWN = Context(prec=DIGITS, rounding=ROUND_FLOOR, Emin=-_E, Emax=_E)
@@ -70,6 +72,11 @@ def up(x: float | int | str | Decimal) -> Decimal:
 def down(x: float | int | str | Decimal) -> Decimal:
     """``x`` rounded down to :data:`DIGITS` significant digits (toward refusal, for limits)."""
     return DOWN.plus(dec(x))
+
+
+def capped(cost: Sequence[Decimal]) -> tuple[Decimal, ...]:
+    """A cost vector with each component at most :data:`CAP` (the same admissions, exact sums)."""
+    return tuple(min(c, CAP) for c in cost)
 
 
 def add(a: Decimal, b: Decimal) -> Decimal:

@@ -48,7 +48,7 @@ from ..hypotheses.membership import (
 from . import exact
 from .errors import LedgerError
 
-__all__ = ["MembershipRule", "MAX_DATABASES"]
+__all__ = ["MembershipRule", "MAX_DATABASES", "check_databases", "check_relation"]
 
 #: the largest number of databases one budget may name
 MAX_DATABASES = 10_000
@@ -198,3 +198,22 @@ def _structure_max(s: GroupCaps | Patterns, col: Sequence[Decimal]) -> tuple[Dec
         if v > best:
             best, best_set = v, sorted(d)
     return best, best_set
+
+
+#: the subsampling scheme whose amplification theorem holds for each neighbour relation
+#: (one person's change at one database: add/remove when unbounded, substitution when bounded)
+_SCHEME_FOR = {"unbounded": "poisson", "bounded": "without_replacement"}
+
+
+def check_relation(groups: Sequence[tuple[Any, int]], neighbors: str, field: str = "mechanism") -> None:
+    """Refuse a subsampled mechanism whose theorem assumes the other neighbour relation."""
+    from ..mechanisms import Subsampled
+
+    for m, _ in groups:
+        if isinstance(m, Subsampled) and m.scheme != _SCHEME_FOR[neighbors] and m.rate < 1.0:
+            raise LedgerError(
+                f"{m.scheme} subsampling is analysed for {'add/remove' if m.scheme == 'poisson' else 'substitution'} "
+                f"neighbours, but this budget's neighbours are {neighbors} (one person's change at a database "
+                f"is {'an add/remove' if neighbors == 'unbounded' else 'a substitution'}); use "
+                f"{_SCHEME_FOR[neighbors]} subsampling or a budget with the other neighbour relation",
+                field=field)

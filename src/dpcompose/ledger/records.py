@@ -132,6 +132,13 @@ class BudgetStatus(_ToDict):
         planned: the realized sequence's tightest (epsilon, delta), labelled
             :data:`PLANNED_LABEL`; display only, ``None`` when not computed.
         created_at: ISO 8601 UTC.
+        plan_progress: for a budget with a pre-registered plan (currency ``plan``):
+            ``{"label", "certified": {"epsilon", "delta", "method", "caveats"},
+            "planned_total", "used_total", "databases": {db: {"planned": {mechanism: n},
+            "used": {mechanism: k}}}}``; ``None`` otherwise. For a plan budget ``plan``
+            is the plan's TOML text, ``spent_epsilon`` the plan's certified epsilon (it
+            covers whatever part of the plan runs), and the currency's components count
+            planned invocations.
     """
 
     name: str
@@ -155,6 +162,7 @@ class BudgetStatus(_ToDict):
     refund_count: int
     planned: dict[str, Any] | None = None
     created_at: str = ""
+    plan_progress: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
