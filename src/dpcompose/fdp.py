@@ -107,7 +107,7 @@ _NEGLIGIBLE = 1e-16
 #: the initial grid
 _INITIAL = (0.0,) + tuple(2.0 ** k for k in range(-6, 10))
 #: probe epsilons used to pick the components of an "auto" guarantee
-_PROBES = (0.0, 0.05, 0.2, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, math.inf)
+_PROBES = (0.0, 0.5, 2.0, 8.0)
 #: default type I errors at which a whole curve is refined (plots, the GDP bracket)
 DEFAULT_ALPHAS = np.unique(np.concatenate(([0.0], np.logspace(-10, 0, 41), np.linspace(0.0, 1.0, 41))))
 #: GDP parameters beyond this are reported as infinite (no certificate is attempted)

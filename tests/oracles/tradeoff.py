@@ -2,14 +2,17 @@
 
 Independent of the code under test: no dpcompose import. Everything is mpmath at the
 working precision (the functions raise it to at least 40 digits); none errs on either
-side beyond that precision.
+side beyond that precision except :func:`symmetric_hull_tradeoff_low` (low).
 
 - :func:`np_tradeoff`: the Neyman-Pearson optimal (randomized) test between two finite
   distributions, by brute force over the outcomes sorted by likelihood ratio.
 - :func:`rr_kfold_tradeoff`: k-fold randomized response, enumerating all 2^k outputs of
   the product pair and calling :func:`np_tradeoff`.
 - :func:`gaussian_tradeoff`: G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu) (Dong, Roth and
-  Su, "Gaussian Differential Privacy", Def. 2.7).
+  Su, "Gaussian Differential Privacy", Def. 2.7; the formula of ``filters.py``).
+- :func:`poisson_rr_pair`, :func:`hockey`: the exact pair of k Poisson-subsampled RR steps
+  and its hockey-stick divergence; :func:`symmetric_hull_tradeoff_low` the symmetric
+  trade-off curve of an asymmetric pair on a finite set of epsilons (errs low).
 - :func:`laplace_tradeoff`: one Laplace mechanism with epsilon = sensitivity / scale, by
   the quantile form beta = F_1(F_0^{-1}(1 - alpha)) of the threshold tests (the
   likelihood ratio of a location pair is monotone in the output).
@@ -20,6 +23,8 @@ from __future__ import annotations
 import itertools
 
 import mpmath as mp
+
+from .filters import gaussian_tradeoff_mp
 
 
 def _prec() -> None:
@@ -69,19 +74,55 @@ def rr_kfold_tradeoff(eps, k, alpha):
     return np_tradeoff(p, q, alpha)
 
 
-def _probit(x):
-    return mp.sqrt(2) * mp.erfinv(2 * mp.mpf(x) - 1)
-
-
 def gaussian_tradeoff(mu, alpha):
-    """G_mu(alpha) = Phi(Phi^{-1}(1 - alpha) - mu); 1 at alpha = 0, 0 at alpha = 1."""
+    """G_mu(alpha), with the ends 1 (alpha = 0) and 0 (alpha = 1) exact."""
+    _prec()
+    if mp.mpf(alpha) <= 0:
+        return mp.mpf(1)
+    if mp.mpf(alpha) >= 1:
+        return mp.mpf(0)
+    return gaussian_tradeoff_mp(mu, alpha)
+
+
+def poisson_rr_pair(eps, q, k):
+    """(P, Q) of k Poisson-subsampled RR(eps) steps, remove direction: P = ((1-q)A + qB)^k,
+    Q = A^k (Balle, Barthe and Gaboardi); the add direction is (Q, P). All 2^k outputs."""
+    _prec()
+    e = mp.exp(mp.mpf(eps))
+    a1 = 1 / (1 + e)                      # P[output 1] without the record
+    m1 = (1 - mp.mpf(q)) * a1 + mp.mpf(q) * e / (1 + e)
+    p, qq = [], []
+    for out in itertools.product((0, 1), repeat=k):
+        ones = sum(out)
+        p.append(m1 ** ones * (1 - m1) ** (k - ones))
+        qq.append(a1 ** ones * (1 - a1) ** (k - ones))
+    return p, qq
+
+
+def hockey(p, q, e):
+    """H_{e^e}(P || Q) = sum (p - e^e q)_+ for finite distributions."""
+    g = mp.exp(mp.mpf(e))
+    return mp.fsum(max(mp.mpf(0), mp.mpf(a) - g * b) for a, b in zip(p, q))
+
+
+def symmetric_hull_tradeoff_low(p, q, alpha, extra=2000):
+    """A lower estimate of f* = sup_{e >= 0} f_{e, delta*(e)}(alpha), delta* = max(H(P||Q), H(Q||P)).
+
+    The sup is taken over the absolute log-likelihood ratios of the outcomes plus a grid of
+    ``extra`` epsilons: a finite set, so the result errs low (never above f*). f* is the
+    largest trade-off function below both T(P, Q) and T(Q, P) (Dong, Roth and Su, Prop. 2.12).
+    """
     _prec()
     alpha = mp.mpf(alpha)
-    if alpha <= 0:
-        return mp.mpf(1)
-    if alpha >= 1:
-        return mp.mpf(0)
-    return mp.ncdf(_probit(1 - alpha) - mp.mpf(mu))
+    es = {abs(mp.log(mp.mpf(a) / b)) for a, b in zip(p, q) if a > 0 and b > 0}
+    top = max(es) if es else mp.mpf(1)
+    es |= {top * i / extra for i in range(extra + 1)}
+    best = mp.mpf(0)
+    for e in es:
+        d = max(hockey(p, q, e), hockey(q, p, e))
+        g = mp.exp(e)
+        best = max(best, 1 - d - g * alpha, (1 - d - alpha) / g)
+    return best
 
 
 def laplace_tradeoff(eps, alpha):
