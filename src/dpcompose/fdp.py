@@ -119,6 +119,11 @@ _MU_MAX = 1e3
 
 
 def _components(g: Guarantee) -> list[Guarantee]:
+    """The guarantees whose minimum ``g`` is: the components of an "auto" combination, also
+    inside a wrapper that behaves as the guarantee it wraps (``DPSGDGuarantee.inner``)."""
+    inner = getattr(g, "inner", None)
+    if isinstance(inner, Guarantee):
+        return _components(inner)
     if isinstance(g, CombinedGuarantee):
         return [c for comp in g.components for c in _components(comp)]
     return [g]
