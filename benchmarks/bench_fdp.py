@@ -9,7 +9,6 @@ below a TPR target. Run: ``python benchmarks/bench_fdp.py`` (about a minute).
 
 from __future__ import annotations
 
-import math
 import time
 
 from scipy.optimize import brentq

@@ -58,13 +58,15 @@ def register(app: typer.Typer, guard: Callable, number: Callable, console: Calla
     @guard
     def tradeoff_command(
         expression: str = typer.Argument(..., help='Mechanisms, e.g. "gaussian(sigma=2) x 100".'),
-        fpr: Optional[List[float]] = typer.Option(None, "--fpr", help="A false-positive rate in [0, 1] "
-                                                  "(repeatable; default 1e-5 ... 0.5)."),
+        fpr: Optional[List[float]] = typer.Option(None, "--fpr", parser=number("--fpr"), metavar="FLOAT",
+                                                  help="A false-positive rate in [0, 1] (repeatable; "
+                                                       "default 1e-5 ... 0.5)."),
         method: str = typer.Option("auto", "--method", "-m", help="Composition method (auto: the tightest)."),
-        slack: Optional[float] = typer.Option(None, "--slack", help="Additive slack of the Gaussian-DP "
-                                              "statement (default: automatic, see docs)."),
-        tolerance: float = typer.Option(1e-6, "--tolerance", help="What the finite epsilon grid may "
-                                        "cost in type II error."),
+        slack: Optional[float] = typer.Option(None, "--slack", parser=number("--slack"), metavar="FLOAT",
+                                              help="Additive slack of the Gaussian-DP statement (default: "
+                                                   "automatic, see docs)."),
+        tolerance: float = typer.Option(1e-6, "--tolerance", parser=number("--tolerance"), metavar="FLOAT",
+                                        help="What the finite epsilon grid may cost in type II error."),
         plot: Optional[Path] = typer.Option(None, "--plot", help="Write the band (ROC view) to FILE "
                                             "(.png, .svg or .html)."),
         csv_path: Optional[Path] = typer.Option(None, "--csv", help="Write the whole band to FILE (CSV)."),

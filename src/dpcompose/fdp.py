@@ -25,7 +25,10 @@ divergence of *both* orders of every neighbouring pair, and
 so the supremum over :math:`\varepsilon \ge 0` of both terms is the supremum over all real
 :math:`\varepsilon` of the one-sided duality of Zhu, Dong and Wang ("Optimal Accounting
 of Differential Privacy via Characteristic Function", AISTATS 2022, Sec. 2). No method
-here supplies a separate negative-epsilon profile, so the symmetric form is always used.
+here supplies a separate negative-epsilon profile, so the symmetric form is always used;
+every dpcompose guarantee bounds both orders (the maximum over the add and remove
+directions of Poisson subsampling, a hull for sampling without replacement, both
+directions of each hypothesis pair in hypothesis DP), as the definition of DP asks.
 
 - **Lower curve** (certified: no attack does better). With a certified upper profile
   :math:`\delta_u \ge \delta^*`, each :math:`f_{\varepsilon,\delta_u(\varepsilon)}` is
@@ -80,7 +83,7 @@ others are often slow to evaluate and never win).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
