@@ -67,6 +67,10 @@ _lazy("report", "build_report", "compare")
 _lazy("accountant", "Accountant")
 _lazy("training", "dpsgd", "dpsgd_noise", "DPSGDGuarantee")
 _lazy("integrations.dp_accounting", "from_dp_event")
+_lazy("fdp", "tradeoff", "tradeoff_curve", "TradeoffCurve", "max_tpr", "attack_advantage",
+      "gdp_mu_bracket", "GDPBracket")
+_lazy("auditing", "audit", "AuditResult", "clopper_pearson", "empirical_epsilon")
+_lazy("risk", "calibrate_risk", "RiskCalibrationResult", "certified_tpr")
 
 
 def __getattr__(name: str) -> Any:

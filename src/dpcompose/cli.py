@@ -767,6 +767,16 @@ def _add_ledger() -> None:
 _add_ledger()
 
 
+def _add_fdp() -> None:
+    """tradeoff, audit and calibrate-risk (dpcompose.cli_fdp)."""
+    from .cli_fdp import register
+
+    register(app, _guard, _number, _console)
+
+
+_add_fdp()
+
+
 def main() -> None:
     """Console-script entry point (``dpcompose``)."""
     try:
