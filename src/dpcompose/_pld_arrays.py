@@ -62,6 +62,7 @@ import numpy as np
 import scipy.fft as sfft
 from scipy.signal import lfilter
 
+from ._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from .errors import MethodNotApplicableError
 
 __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", "self_compose",
@@ -69,7 +70,6 @@ __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", 
 
 #: constant in the FFT error bound (see module docstring)
 FFT_C = 8.0
-_U = 2.0 ** -53
 _DIRECT_MAX = 4_000_000  # direct convolution when len(a) * len(b) is at most this
 
 
@@ -118,13 +118,13 @@ class GridPLD:
         if self.hi_logmass is None:
             top = float(self.p[-1]) if n else 0.0
             # log rounds to within one ulp of its result: step down by two
-            self.hi_logmass = (math.log(top) - 2.0 * _U * (abs(math.log(top)) + 1.0)
+            self.hi_logmass = (math.log(top) - 2.0 * UNIT_ROUNDOFF * (abs(math.log(top)) + 1.0)
                                if top > 0.0 else -math.inf)
         if self.ie is None:
             self.ie = self.inf
         if self.fin is None:
             # fsum is correctly rounded; one more ulp covers it
-            self.fin = math.fsum(self.p.tolist()) * (1.0 + 2.0 * _U) if n else 0.0
+            self.fin = math.fsum(self.p.tolist()) * (1.0 + 2.0 * UNIT_ROUNDOFF) if n else 0.0
 
     @property
     def stop(self) -> int:
@@ -179,10 +179,10 @@ def _exact_pair_facts(a: GridPLD, b: GridPLD) -> dict:
     hi = a.hi + b.hi if a.hi is not None and b.hi is not None else None
     lm = a.hi_logmass + b.hi_logmass
     if math.isfinite(lm):
-        lm -= 2.0 * _U * abs(lm)
+        lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     # both expressions are sums of products of non-negative upper bounds: round up
-    ie = (a.ie * (b.fin + b.ie) + a.fin * b.ie) * (1.0 + 4.0 * _U)
-    fin = a.fin * b.fin * (1.0 + 2.0 * _U)
+    ie = (a.ie * (b.fin + b.ie) + a.fin * b.ie) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+    fin = a.fin * b.fin * (1.0 + 2.0 * UNIT_ROUNDOFF)
     return {"hi": hi, "ie": ie, "fin": fin, "hi_logmass": lm}
 
 
@@ -211,7 +211,7 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
     if na * nb <= _DIRECT_MAX or min(na, nb) <= 32:
         c = np.convolve(a.p, b.p)
         # sums of non-negative products: relative error <= min(na, nb) u per entry
-        fresh = 2.0 * min(na, nb) * _U * float(c.sum())
+        fresh = 2.0 * min(na, nb) * UNIT_ROUNDOFF * float(c.sum())
     else:
         n = na + nb - 1
         N = sfft.next_fast_len(n, real=True)
@@ -219,7 +219,7 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
         a1, a2 = _fft_norms(a.p)
         b1, b2 = _fft_norms(b.p)
         c2 = float(np.sqrt(np.dot(c, c)))
-        fresh = math.sqrt(N) * FFT_C * _U * math.log2(N) * (a1 * b2 + b1 * a2 + c2)
+        fresh = math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * math.log2(N) * (a1 * b2 + b1 * a2 + c2)
         np.clip(c, 0.0, None, out=c)
     out = GridPLD(a.kind, a.h, a.start + b.start, c, inf, prop + fresh, inf_err, a.slack + b.slack,
                   **facts)
@@ -355,13 +355,13 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
     c = np.roll(c, -shift)[:length]
     # round-off bound (see docstring)
     logN = math.log2(N)
-    eta = FFT_C * _U * logN * fa
+    eta = FFT_C * UNIT_ROUNDOFF * logN * fa
     absA = np.abs(A)
     with np.errstate(divide="ignore", under="ignore", over="ignore"):
         t1 = (k * eta) * np.exp((k - 1) * np.log(absA + eta))
     # binary powering: relative error <= (k - 1) sqrt(5) u to first order (each complex
     # product adds sqrt(5) u); 3 k u also covers the second-order terms for k u < 1e-3
-    t2 = np.abs(C) * (3.0 * k * _U)
+    t2 = np.abs(C) * (3.0 * k * UNIT_ROUNDOFF)
     dC = t1 + t2
     w = np.full(dC.shape, 2.0)
     w[0] = 1.0
@@ -369,7 +369,7 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
         w[-1] = 1.0
     spec_err = float(np.sqrt(np.dot(w * dC, dC)))
     c2 = float(np.sqrt(np.dot(c, c)))
-    fresh = spec_err + math.sqrt(N) * FFT_C * _U * logN * c2
+    fresh = spec_err + math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * logN * c2
     np.clip(c, 0.0, None, out=c)
     err = prop + fresh
     if alias:
@@ -399,7 +399,7 @@ def _exact_power_facts(g: GridPLD, k: int) -> dict:
     """``hi``, ``ie``, ``fin``, ``hi_logmass`` of the exact k-fold composition of g."""
     lm = k * g.hi_logmass
     if math.isfinite(lm):
-        lm -= 2.0 * _U * abs(lm)
+        lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     return {"hi": k * g.hi if g.hi is not None else None,
             "ie": _pow_excess(g.fin, g.ie, k) if g.fin > 0.0 else _pow(g.ie, k),
             "fin": _pow(g.fin, k), "hi_logmass": lm}
@@ -429,9 +429,9 @@ def _pow(x: float, k: int, up: bool = True) -> float:
     lx = k * math.log(x)
     if lx > 709.0:
         return math.inf if up else math.exp(709.0)
-    rel = 4.0 * _U * (abs(lx) + 1.0)
+    rel = 4.0 * UNIT_ROUNDOFF * (abs(lx) + 1.0)
     if up:
-        return max(math.exp(lx) * (1.0 + rel), 5e-324)  # positive, even if it underflows
+        return max(math.exp(lx) * (1.0 + rel), SMALLEST_SUBNORMAL)  # positive, even if it underflows
     return math.exp(lx) * (1.0 - rel)
 
 
@@ -452,16 +452,16 @@ def _pow_excess(base: float, extra: float, k: int, up: bool = True) -> float:
     x = k * math.log1p(extra / base)
     if x <= 0.0:
         # k log1p(extra / base) underflowed: the value is below 2^-1074 base^k
-        return 5e-324 if up else 0.0
+        return SMALLEST_SUBNORMAL if up else 0.0
     # log(e^x - 1) = x + log1p(-e^{-x}) for large x, log(expm1(x)) otherwise
     log_val = lb + (x + math.log1p(-math.exp(-x)) if x > 1.0 else math.log(math.expm1(x)))
     if log_val > 709.0:
         return math.inf if up else math.exp(709.0)
     # log_val and its parts carry absolute roundings of a few ulps of their magnitudes
-    rel = 8.0 * _U * (abs(lb) + abs(x) + abs(log_val) + 2.0)
+    rel = 8.0 * UNIT_ROUNDOFF * (abs(lb) + abs(x) + abs(log_val) + 2.0)
     if up:
         # a positive value that underflows is still positive: the smallest double bounds it
-        return max(math.exp(log_val) * (1.0 + rel), 5e-324)
+        return max(math.exp(log_val) * (1.0 + rel), SMALLEST_SUBNORMAL)
     return math.exp(log_val) * (1.0 - rel)
 
 
@@ -509,14 +509,14 @@ class Curve:
         scale = max(abs(eps), abs(self.lmax) if math.isfinite(self.lmax) else 0.0,
                     abs(self.top) if math.isfinite(self.top) else 0.0,
                     abs(self.g.start) * self.h, self.h)
-        return self.g.slack + 4.0 * _U * scale
+        return self.g.slack + 4.0 * UNIT_ROUNDOFF * scale
 
     def _first_eps_beyond(self, t: float) -> float:
         """An epsilon >= 0, within a few ulps of the smallest, whose shifted value is >= t."""
         if not math.isfinite(t):
             return 0.0 if t < 0 else math.inf
         eps = t + 2.0 * self._margin(t)
-        step = 4.0 * _U * max(abs(eps), 1e-300)
+        step = 4.0 * UNIT_ROUNDOFF * max(abs(eps), 1e-300)
         while self._shift(eps) < t:
             eps += step
             step *= 2.0
@@ -559,7 +559,7 @@ class Curve:
     def _top_mass(self) -> float:
         """A lower bound on the exact composition's mass at its largest finite loss."""
         lm = self.g.hi_logmass
-        return math.exp(lm) * (1.0 - 4.0 * _U) if math.isfinite(lm) else 0.0
+        return math.exp(lm) * (1.0 - 4.0 * UNIT_ROUNDOFF) if math.isfinite(lm) else 0.0
 
     def delta_lower(self, eps: float) -> float:
         g = self.g
@@ -571,7 +571,7 @@ class Curve:
         e = self._shift(eps)
         pt = self._top_mass()
         if pt > 0.0 and e < self.top:
-            out = max(out, pt * -math.expm1(e - self.top) * (1.0 - 8.0 * _U))
+            out = max(out, pt * -math.expm1(e - self.top) * (1.0 - 8.0 * UNIT_ROUNDOFF))
         return min(1.0, out)
 
     def _solve(self, target: float) -> float:
@@ -627,7 +627,7 @@ class Curve:
         if pt > delta and math.isfinite(self.top):
             # delta_lower(eps) >= p_top (1 - e^{eps + margin - top}) > delta below this
             x = self.top + math.log1p(-delta / pt)
-            x -= self._margin(x) + 8.0 * _U * (abs(x) + abs(self.top) + 1.0)
+            x -= self._margin(x) + 8.0 * UNIT_ROUNDOFF * (abs(x) + abs(self.top) + 1.0)
             e = max(e, x)
         return max(0.0, e)
 

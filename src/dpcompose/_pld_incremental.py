@@ -57,19 +57,19 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import scipy.fft as sfft
 
+from ._numerics.rounding import UNIT_ROUNDOFF
 from ._pld_arrays import FFT_C, Curve, GridPLD, _int_power
 
 __all__ = ["Track", "Regrid", "DirectCurve", "BandCurve"]
 
-_U = 2.0 ** -53
-_SQRT5U = math.sqrt(5.0) * _U * 1.01  # one complex product (Brent, Percival, Zimmermann)
+_SQRT5U = math.sqrt(5.0) * UNIT_ROUNDOFF * 1.01  # one complex product (Brent, Percival, Zimmermann)
 #: frequencies whose magnitude bound falls below exp(_LOG_THR) are dropped (see module docstring)
 _LOG_THR = math.log(1e-32)
 #: the Parseval path is used while at most this fraction of the half spectrum is kept
 _BAND_FRACTION = 1.0 / 16.0
 #: relative error of the closed-form weight transforms (sin, cos, expm1, division: a few
 #: ulps each; 64 ulps is generous)
-_C_W = 64.0 * _U
+_C_W = 64.0 * UNIT_ROUNDOFF
 #: the Chernoff parameters scanned (any lambda > 0 gives a valid window)
 _LAMBDAS = np.geomspace(1e-3, 1e5, 97)
 
@@ -136,7 +136,7 @@ class _Factor:
         self.g = g
         A = sfft.rfft(g.p, n_fft)
         # componentwise forward-FFT error (dpcompose._pld_arrays): eta = c u log2 N ||g||_1
-        self.eta = FFT_C * _U * math.log2(n_fft) * float(g.p.sum())
+        self.eta = FFT_C * UNIT_ROUNDOFF * math.log2(n_fft) * float(g.p.sum())
         mag = np.abs(A) + self.eta
         with np.errstate(divide="ignore"):
             log_bound = np.log(mag)
@@ -157,7 +157,7 @@ class _Factor:
         if hit is None:
             if len(self.powers) >= 4:
                 self.powers.clear()
-            hit = (_int_power(self.A, k), 3.0 * k * _U)
+            hit = (_int_power(self.A, k), 3.0 * k * UNIT_ROUNDOFF)
             self.powers[k] = hit
         return hit
 
@@ -352,7 +352,7 @@ class Track:
         d = self.spectrum_error()
         spec_err = math.sqrt(float(np.dot(self.weights(self.freq) * d, d))) + self.out_sum
         c2 = float(np.sqrt(np.dot(c, c)))
-        err = spec_err + math.sqrt(N) * FFT_C * _U * math.log2(N) * c2
+        err = spec_err + math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * math.log2(N) * c2
         np.clip(c, 0.0, None, out=c)
         if cut:
             if self.kind == "upper":
@@ -365,7 +365,7 @@ class Track:
 def _margin(slack: float, eps: float, lmax: float, lmin: float, h: float) -> float:
     """How far the losses may sit below (upper) / above (lower) their grid values, plus rounding."""
     scale = max(abs(eps) + 1.0, abs(lmax) if math.isfinite(lmax) else 0.0, abs(lmin), h)
-    return slack + 4.0 * _U * scale
+    return slack + 4.0 * UNIT_ROUNDOFF * scale
 
 
 class DirectCurve(Curve):
@@ -504,7 +504,7 @@ class BandCurve:
 
         def err(abs_w: np.ndarray, w_sum: float) -> float:
             spec = float(np.dot(self.wt, self.d * abs_w * (1.0 + _C_W) + self.absC * (_C_W * abs_w)))
-            rounding = 2.0 * (m + 8) * _U * float(np.dot(self.wt, self.absC * abs_w)) * (1.0 + _C_W)
+            rounding = 2.0 * (m + 8) * UNIT_ROUNDOFF * float(np.dot(self.wt, self.absC * abs_w)) * (1.0 + _C_W)
             return 1.01 * scale * (spec + rounding + self.out_sum * w_sum)
 
         geo = -1.0 / math.expm1(-self.h)  # sum of e^{-t h} over all t >= 0
@@ -537,7 +537,7 @@ class BandCurve:
             v = min(v, A + eA)
         else:
             v = A - eA - x * (B + eB)
-        v += (1.0 if side == "upper" else -1.0) * 4.0 * _U * (abs(A) + eA + abs(B) + eB)
+        v += (1.0 if side == "upper" else -1.0) * 4.0 * UNIT_ROUNDOFF * (abs(A) + eA + abs(B) + eB)
         return max(0.0, v)
 
     def _m(self, eps: float) -> float:

@@ -55,12 +55,11 @@ import math
 
 import numpy as np
 
+from ._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from ._pld_discretize import Discretized
 
 __all__ = ["substitution_hull"]
 
-_U = 2.0 ** -53
-_TINY = 5e-324  # the smallest positive double: a positive mass that underflows keeps this
 
 
 def substitution_hull(remove: Discretized, h: float, slack: float) -> Discretized:
@@ -102,21 +101,21 @@ def substitution_hull(remove: Discretized, h: float, slack: float) -> Discretize
         # up and T rounded down
         loss = pos_idx.astype(float) * h
         raw = pos * np.exp(-loss)
-        rel = (18.0 + loss) * _U
+        rel = (18.0 + loss) * UNIT_ROUNDOFF
         j_pos = pos_idx > 0
-        up = np.where(pos > 0.0, np.maximum(raw * (1.0 + rel), _TINY), 0.0)
+        up = np.where(pos > 0.0, np.maximum(raw * (1.0 + rel), SMALLEST_SUBNORMAL), 0.0)
         out[top - pos_idx[j_pos]] += up[j_pos]
         # S and T rounded down (fsum is correctly rounded)
-        s_low = math.fsum(pos.tolist()) * (1.0 - 2 * _U)
-        t_low = math.fsum((raw * (1.0 - rel)).tolist()) * (1.0 - 2 * _U) - pos.size * _TINY
-        t_low = max(0.0, t_low) * (1.0 - slack - 4 * _U)  # e^{-s} >= 1 - s
+        s_low = math.fsum(pos.tolist()) * (1.0 - 2 * UNIT_ROUNDOFF)
+        t_low = math.fsum((raw * (1.0 - rel)).tolist()) * (1.0 - 2 * UNIT_ROUNDOFF) - pos.size * SMALLEST_SUBNORMAL
+        t_low = max(0.0, t_low) * (1.0 - slack - 4 * UNIT_ROUNDOFF)  # e^{-s} >= 1 - s
         zero = float(pos[0]) if pos_idx[0] == 0 else 0.0
     else:
         s_low = t_low = zero = 0.0
-    total_low = (s_low + t_low + remove.inf) * (1.0 - 4 * _U)
+    total_low = (s_low + t_low + remove.inf) * (1.0 - 4 * UNIT_ROUNDOFF)
     w0 = max(0.0, math.nextafter(1.0 - total_low, math.inf)) if total_low < 1.0 else 0.0
     # loss 0: the remove mass there, its mirror (at most itself) and w0, rounded up
-    out[top] = (zero + zero + w0) * (1.0 + 4 * _U)
+    out[top] = (zero + zero + w0) * (1.0 + 4 * UNIT_ROUNDOFF)
     nz = np.flatnonzero(out > 0.0)
     if nz.size == 0:
         return Discretized(0, np.zeros(0), remove.inf)

@@ -52,6 +52,7 @@ import scipy.fft as sfft
 from ._pld_arrays import GridPLD
 from ._pld_incremental import BandCurve, DirectCurve, Regrid, Track
 from ._pld_discretize import atomic_epsilon, discretize, has_lower_model, loss_model
+from ._numerics.rounding import MACHINE_EPSILON
 from ._validation import check_count, check_delta, check_epsilon, check_real
 from .compose import normalize
 from .errors import InvalidParameterError, MethodNotApplicableError, UnsupportedMechanismError
@@ -70,7 +71,6 @@ from .mechanisms import (
 
 __all__ = ["Accountant"]
 
-_ULP = 2.0 ** -52
 _COARSE = 8          # the secondary direction is first answered on a grid this much coarser
 _HORIZON_GROWTH = 4  # a new grid is chosen for this many times the steps seen
 _SUPPORTED = (PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential)
@@ -394,7 +394,7 @@ class Accountant:
         d = discretize(model, h, kind)
         # losses are computed in doubles: 16 ulps of the largest loss magnitude per copy
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
-        g = GridPLD(kind, h, d.start, d.p, d.inf, slack=16.0 * _ULP * (top + h))
+        g = GridPLD(kind, h, d.start, d.p, d.inf, slack=16.0 * MACHINE_EPSILON * (top + h))
         if g.p.size == 0:
             raise MethodNotApplicableError(
                 f"the accountant cannot discretize {describe(m)} (no finite loss mass).")

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ._numerics.rounding import SMALLEST_SUBNORMAL, up
 from ._validation import check_count, check_delta, check_positive, check_probability, check_real
 from .errors import (
     CalibrationError,
@@ -58,9 +59,6 @@ __all__ = [
     "SolveResult",
 ]
 
-_ULP = 2.0**-52
-_UP = 1.0 + 16.0 * _ULP
-
 #: names accepted by :func:`gaussian_sigma` ``bound=``, with each one's validity range
 GAUSSIAN_BOUNDS: dict[str, str] = {
     "analytic": "exact (Balle and Wang 2018, Thm 8 profile, inverted numerically); any epsilon > 0",
@@ -71,10 +69,6 @@ GAUSSIAN_BOUNDS: dict[str, str] = {
     "6.84": "blog Claim 9, (6.84); any epsilon > 0",
     "dwork-roth-a1": "Dwork and Roth Thm A.1 as the blog states it; 0 < epsilon <= 1",
 }
-
-
-def _up(x: float) -> float:
-    return x * _UP
 
 
 # ---------------------------------------------------------------------------
@@ -152,7 +146,7 @@ def blog_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) 
             f"Use the exact analytic Gaussian profile instead."
         )
     # below the double range the value is reported as the smallest positive double
-    return min(1.0, max(5e-324, _up(math.exp(-0.5 * t * t))))
+    return min(1.0, max(SMALLEST_SUBNORMAL, up(math.exp(-0.5 * t * t), 16)))
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0,
@@ -240,7 +234,7 @@ def _blog_bound(bound: str, epsilon: float, delta: float, s: float) -> float:
         raise InvalidParameterError(
             f"bound = {bound!r} is not one of {sorted(GAUSSIAN_BOUNDS)}."
         )
-    return _up(value * s)
+    return up(value * s, 16)
 
 
 def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0,

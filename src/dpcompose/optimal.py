@@ -90,9 +90,11 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-from scipy.special import expit, gammaln, rel_entr
+from scipy.special import expit, gammaln
 
-from ._numerics import invert_delta_to_epsilon
+from ._numerics.binomial import LOADER_MIN_N, chernoff_window, log_binom_pmf
+from ._numerics.inversion import invert_delta_to_epsilon
+from ._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF, nudge_up
 from ._validation import check_count, check_delta, check_epsilon, check_positive
 from .compose import register_method
 from .errors import InvalidParameterError, MethodNotApplicableError
@@ -112,8 +114,6 @@ __all__ = [
     "MIXED_SMALL_SUPPORT",
 ]
 
-_U = 2.0**-53
-_TINY = 5e-324
 #: Chernoff exponent of the binomial window: the mass left out is <= 2 e^{-T} per group
 _TAIL_EXPONENT = 800.0
 #: the largest number of outcomes enumerated exactly (product of windowed supports)
@@ -150,7 +150,7 @@ class _LossDist:
                  keep_above: float = 0.0) -> None:
         self.max_loss = float(max_loss)
         # |computed loss - exact loss| <= loss_err; the comparison with x is exact
-        self.tol = float(loss_err) + 2.0 * _U * (self.max_loss + 1.0)
+        self.tol = float(loss_err) + 2.0 * UNIT_ROUNDOFF * (self.max_loss + 1.0)
         finite = np.isfinite(logp)
         # only losses above the smallest threshold ever queried can contribute
         keep = np.flatnonzero(finite & (losses > keep_above - self.tol))
@@ -168,10 +168,10 @@ class _LossDist:
         # Relative error bound of A_m and B_m (index m - 1). Each term's log carries
         # log_err (+ loss_err and one rounding for log Q = log P - L); each step of
         # logaddexp.accumulate adds at most u (|result| + 4) in the log domain.
-        term_err = log_err + loss_err + 2.0 * _U * (float(np.max(np.abs(lq))) if L.size else 0.0)
-        steps = np.cumsum(np.abs(self.logA) + np.abs(self.logB) + 8.0) * _U if L.size else lq
+        term_err = log_err + loss_err + 2.0 * UNIT_ROUNDOFF * (float(np.max(np.abs(lq))) if L.size else 0.0)
+        steps = np.cumsum(np.abs(self.logA) + np.abs(self.logB) + 8.0) * UNIT_ROUNDOFF if L.size else lq
         with np.errstate(over="ignore"):
-            self.rho = np.expm1(term_err + steps) * 1.01 + 4.0 * _U
+            self.rho = np.expm1(term_err + steps) * 1.01 + 4.0 * UNIT_ROUNDOFF
         if not np.all(np.isfinite(self.rho)):
             # the masses' rounding cannot be bounded (losses near the double range)
             raise MethodNotApplicableError(
@@ -196,7 +196,7 @@ class _LossDist:
         a = math.exp(la)
         r = min(0.0, lb + x - la)
         # the rounding of lb + x - la is a relative error u (|lb| + |x| + |la|) of e^x B
-        rho = float(self.rho[m - 1]) + 4.0 * _U * (abs(lb) + abs(x) + abs(la) + 1.0)
+        rho = float(self.rho[m - 1]) + 4.0 * UNIT_ROUNDOFF * (abs(lb) + abs(x) + abs(la) + 1.0)
         return a * -math.expm1(r), a, rho
 
     def _parts(self, x: float) -> tuple[float, float, float, float]:
@@ -224,7 +224,7 @@ class _LossDist:
         if x >= self.max_loss:
             return 0.0
         d, a, rho, bd, unres = self._parts(x)
-        up = d + 2.0 * rho * a + bd * (1.0 + rho + 8.0 * _U) + unres
+        up = d + 2.0 * rho * a + bd * (1.0 + rho + 8.0 * UNIT_ROUNDOFF) + unres
         up += self.tail + self.abs_err
         if a > 0.0 or bd > 0.0 or unres > 0.0:
             up += 1e-322  # covers underflow of the terms
@@ -234,7 +234,7 @@ class _LossDist:
         if x >= self.max_loss:
             return 0.0
         d, a, rho, bd, _ = self._parts(x)
-        return max(0.0, d - 2.0 * rho * a + bd * (1.0 - rho - 8.0 * _U) - self.abs_err)
+        return max(0.0, d - 2.0 * rho * a + bd * (1.0 - rho - 8.0 * UNIT_ROUNDOFF) - self.abs_err)
 
     def _many(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Vectorized (D, A, rho, unresolved) at thresholds ys (boundary terms bounded)."""
@@ -251,7 +251,7 @@ class _LossDist:
         with np.errstate(invalid="ignore"):
             r = np.where(has, np.minimum(0.0, lb + ys - la), 0.0)
         d = np.where(has, a * -np.expm1(r), 0.0)
-        rho = np.where(has, self.rho[idx] + 4.0 * _U * (np.abs(np.where(has, lb, 0.0))
+        rho = np.where(has, self.rho[idx] + 4.0 * UNIT_ROUNDOFF * (np.abs(np.where(has, lb, 0.0))
                                                         + np.abs(ys) + np.abs(np.where(has, la, 0.0)) + 1.0), 0.0)
         amaybe = np.where(m_maybe > 0, np.exp(self.logA[np.maximum(m_maybe - 1, 0)]), 0.0)
         unres = np.where(m_maybe > m_sure, 2.0 * self.tol * amaybe, 0.0)
@@ -310,62 +310,13 @@ class _LossDist:
             else:
                 cand = math.log(num) - float(self.logB[m - 1])
                 cand = min(max(cand, start), passing)
-        return _nudge_up(self.upper, cand, t, passing)
-
-
-def _nudge_up(fn, x: float, target: float, passing: float) -> float:
-    """The first of x, x + s, x + 2s, x + 4s, ... (capped at ``passing``) where fn <= target."""
-    if fn(x) <= target:
-        return x
-    step = max(abs(x), 1.0) * 4.0 * _U
-    for _ in range(2000):
-        y = x + step
-        if y >= passing:
-            return passing
-        if fn(y) <= target:
-            return y
-        step *= 2.0
-    return passing
+        # the closed-form estimate may sit a few roundings on the failing side: step up
+        # from it by 4u of its magnitude, doubling
+        return nudge_up(self.upper, cand, t, passing, max(abs(cand), 1.0) * 4.0 * UNIT_ROUNDOFF)
 
 
 # ---------------------------------------------------------------------------
 # building blocks: binomial windows, exact enumeration, lattice
-
-
-def _kl_bernoulli(x: float, q: float) -> float:
-    return float(rel_entr(x, q) + rel_entr(1.0 - x, 1.0 - q))
-
-
-def _chernoff_window(c: int, q: float) -> tuple[int, int]:
-    """[lo, hi] with P[X < lo] and P[X > hi] each <= e^{-790} for X ~ Bin(c, q)."""
-    T = _TAIL_EXPONENT
-    mean = c * q
-    # lower end: largest a <= mean with c D(a/c || q) >= T; then lo = a + 1
-    if c * _kl_bernoulli(0.0, q) < T:
-        lo = 0
-    else:
-        a_lo, a_hi = 0, int(math.floor(mean))  # D(a_lo) >= T; find the last such
-        while a_hi - a_lo > 1:
-            mid = (a_lo + a_hi) // 2
-            if c * _kl_bernoulli(mid / c, q) >= T:
-                a_lo = mid
-            else:
-                a_hi = mid
-        lo = a_lo + 1
-    if c * _kl_bernoulli(1.0, q) < T:
-        hi = c
-    else:
-        b_lo, b_hi = int(math.ceil(mean)), c  # D(b_hi) >= T; find the first such
-        while b_hi - b_lo > 1:
-            mid = (b_lo + b_hi) // 2
-            if c * _kl_bernoulli(mid / c, q) >= T:
-                b_hi = mid
-            else:
-                b_lo = mid
-        hi = b_hi - 1
-    lo = max(0, min(lo, c))
-    hi = max(lo, min(hi, c))
-    return lo, hi
 
 
 class _Binomial:
@@ -376,7 +327,7 @@ class _Binomial:
     def __init__(self, eps: float, c: int) -> None:
         self.eps, self.c = eps, c
         q = float(expit(-eps))
-        self.lo, self.hi = _chernoff_window(c, q)
+        self.lo, self.hi = chernoff_window(c, q, _TAIL_EXPONENT)
         self.truncated = self.lo > 0 or self.hi < c
 
     @property
@@ -390,114 +341,14 @@ class _Binomial:
         log_q = -float(np.logaddexp(0.0, eps))   # log(1 / (1 + e^eps))
         l = np.arange(self.lo, self.hi + 1, dtype=np.float64)
         losses = (c - 2.0 * l) * eps
-        if c < _LOADER_MIN_N:
+        if c < LOADER_MIN_N:
             g = float(gammaln(c + 1.0))
             logp = g - gammaln(l + 1.0) - gammaln(c - l + 1.0) + (c - l) * log_p + l * log_q
-            log_err = 16.0 * _U * (3.0 * g + c * (abs(log_p) + abs(log_q)) + 16.0)
+            log_err = 16.0 * UNIT_ROUNDOFF * (3.0 * g + c * (abs(log_p) + abs(log_q)) + 16.0)
         else:
-            logp, log_err = _log_binom_pmf(c, l, float(expit(-eps)), float(expit(eps)),
-                                           log_p, log_q)
+            logp, log_err = log_binom_pmf(c, l, float(expit(-eps)), float(expit(eps)),
+                                          log_p, log_q)
         return losses, logp, log_err
-
-
-_LOADER_MIN_N = 64
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-
-
-def _stirlerr(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""(:math:`\log n! - (n + 1/2)\log n + n - \log\sqrt{2\pi}`, absolute error bound), n >= 1.
-
-    Series :math:`1/(12n) - 1/(360n^3) + 1/(1260n^5) - 1/(1680n^7) + 1/(1188n^9)` for
-    n >= 16 (truncation below 1e-17 there), ``gammaln`` below.
-    """
-    n = np.asarray(n, dtype=np.float64)
-    val = np.empty_like(n)
-    err = np.empty_like(n)
-    big = n >= 16.0
-    r = 1.0 / n[big]
-    r2 = r * r
-    series = r * (1.0 / 12 - r2 * (1.0 / 360 - r2 * (1.0 / 1260 - r2 * (1.0 / 1680 - r2 / 1188))))
-    val[big] = series
-    err[big] = 8.0 * _U * np.abs(series) + 1e-17 * r
-    small = ~big
-    ns = n[small]
-    g = gammaln(ns + 1.0)
-    lg = (ns + 0.5) * np.log(ns)
-    val[small] = g - lg + ns - _LOG_SQRT_2PI
-    err[small] = 32.0 * _U * (np.abs(g) + np.abs(lg) + ns + 1.0)
-    return val, err
-
-
-def _bd0(x: np.ndarray, m: float) -> tuple[np.ndarray, np.ndarray]:
-    r"""(:math:`x \log(x/m) + m - x` computed without cancellation, absolute error bound).
-
-    Near :math:`x = m` the series in :math:`v = (x - m)/(x + m)`,
-    :math:`(x - m) v + 2x \sum_{j \ge 1} v^{2j+1}/(2j+1)` (Loader's saddle-point method).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    val = np.empty_like(x)
-    err = np.empty_like(x)
-    d_all = x - m
-    near = np.abs(d_all) < 0.1 * (x + m)
-    xn, d = x[near], d_all[near]
-    v = d / (xn + m)
-    v2 = v * v
-    term = 2.0 * xn * v
-    acc = d * v
-    v2max = float(np.max(v2)) if v2.size else 0.0  # < 0.01
-    terms = 12
-    if 0.0 < v2max < 0.01:
-        terms = max(1, min(12, int(math.ceil(-27.0 * math.log(10.0) / math.log(v2max) / 2.0))))
-    elif v2max == 0.0:
-        terms = 1
-    for j in range(1, terms + 1):
-        term = term * v2
-        acc = acc + term * (1.0 / (2 * j + 1))
-    # truncation: the rest is at most 2x |v|^(2 terms + 3) / (1 - v^2) <= 2.1x * 1e-27
-    # (terms chosen for that); |x - m| carries the rounding of m (u m)
-    val[near] = acc
-    err[near] = 16.0 * _U * (np.abs(acc) + np.abs(d) + m * np.abs(v) + 1.0) + 3e-27 * xn
-    far = ~near
-    xf = x[far]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        xlog = np.where(xf > 0, xf * np.log(np.where(xf > 0, xf, 1.0) / m), 0.0)
-    direct = xlog + m - xf
-    val[far] = direct
-    err[far] = 16.0 * _U * (np.abs(direct) + np.abs(xlog) + m + xf + 1.0)
-    return val, err
-
-
-def _log_binom_pmf(c: int, l: np.ndarray, q: float, p: float, log_p: float,
-                   log_q: float) -> tuple[np.ndarray, float]:
-    r"""log of the Bin(c, q) pmf at l (with p = 1 - q) and a bound on its absolute error.
-
-    Loader's form
-    :math:`\log f(l) = \mathrm{stirlerr}(c) - \mathrm{stirlerr}(l) - \mathrm{stirlerr}(c-l)
-    - \mathrm{bd0}(l, cq) - \mathrm{bd0}(c-l, cp) + \tfrac12\log\frac{c}{2\pi l (c-l)}`
-    keeps the error a few ulps of the log-pmf's own size, where ``gammaln`` differences
-    would lose :math:`u \log c!` (1e-5 at c = 1e9). l = 0 and l = c use
-    :math:`c\log p` and :math:`c \log q`.
-    """
-    l = np.asarray(l, dtype=np.float64)
-    inner = (l > 0) & (l < c)
-    li = np.where(inner, l, 1.0)
-    ri = np.where(inner, c - l, 1.0)
-    s_c, e_c = _stirlerr(np.array([float(c)]))
-    s_l, e_l = _stirlerr(li)
-    s_r, e_r = _stirlerr(ri)
-    b_l, eb_l = _bd0(li, c * q)
-    b_r, eb_r = _bd0(ri, c * p)
-    half = 0.5 * (math.log(c) - np.log(li) - np.log(ri)) - _LOG_SQRT_2PI
-    val = s_c[0] - s_l - s_r - b_l - b_r + half
-    err = (e_c[0] + e_l + e_r + eb_l + eb_r
-           + 8.0 * _U * (np.abs(half) + 2.0 * math.log(c) + np.abs(b_l) + np.abs(b_r)
-                         + np.abs(val) + 1.0)
-           + 4.0 * _U * (np.abs(b_l) + np.abs(b_r)))  # rounding of c q and c p
-    edge_val = np.where(l <= 0, c * log_p, c * log_q)
-    edge_err = np.where(l <= 0, 8.0 * _U * (c * abs(log_p) + 1.0), 8.0 * _U * (c * abs(log_q) + 1.0))
-    logp = np.where(inner, val, edge_val)
-    errs = np.where(inner, err, edge_err)
-    return logp, float(np.max(errs)) if errs.size else 0.0
 
 
 def _enumerate(bins: Sequence[_Binomial]) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -512,14 +363,14 @@ def _enumerate(bins: Sequence[_Binomial]) -> tuple[np.ndarray, np.ndarray, float
         logp = (logp[:, None] + pb[None, :]).ravel()
         log_err += err
         if b.truncated:
-            tail += _TINY  # <= 2 e^{-790} of P-mass, counted as infinite loss
+            tail += SMALLEST_SUBNORMAL  # <= 2 e^{-790} of P-mass, counted as infinite loss
     return losses, logp, log_err, tail
 
 
 def _max_loss(groups: Sequence[tuple[float, int]]) -> tuple[float, float]:
     """(certified upper bound on every loss, bound on the rounding of computed losses)."""
-    max_loss = sum(c * e for e, c in groups) * (1.0 + 8.0 * _U * (len(groups) + 1))
-    loss_err = 2.0 * _U * (len(groups) + 1) * max_loss  # one rounding per product and per sum
+    max_loss = sum(c * e for e, c in groups) * (1.0 + 8.0 * UNIT_ROUNDOFF * (len(groups) + 1))
+    loss_err = 2.0 * UNIT_ROUNDOFF * (len(groups) + 1) * max_loss  # one rounding per product and per sum
     return max_loss, loss_err
 
 
@@ -556,9 +407,9 @@ class _MixedDist:
         keep = np.isfinite(s_logp)
         self.sL = s_losses[keep]
         self.sP = np.exp(s_logp[keep])
-        self.s_rho = math.expm1(s_log_err + 4.0 * _U * (self.sL.size + 2)) * 1.01 + 4.0 * _U
+        self.s_rho = math.expm1(s_log_err + 4.0 * UNIT_ROUNDOFF * (self.sL.size + 2)) * 1.01 + 4.0 * UNIT_ROUNDOFF
         self.s_tail = s_tail
-        self.shift_err = s_loss_err + 4.0 * _U * (s_max + self.big.max_loss + 1.0)
+        self.shift_err = s_loss_err + 4.0 * UNIT_ROUNDOFF * (s_max + self.big.max_loss + 1.0)
         self.max_loss = self.big.max_loss + s_max
         self.size = self.big.size * self.sL.size
 
@@ -567,7 +418,7 @@ class _MixedDist:
             return 0.0
         ys = x - self.sL
         vals = self.big.upper_many(ys) + self.shift_err * self.big.mass_above(ys - self.shift_err)
-        total = math.fsum(self.sP * vals) * (1.0 + self.s_rho + 4.0 * _U * self.sL.size)
+        total = math.fsum(self.sP * vals) * (1.0 + self.s_rho + 4.0 * UNIT_ROUNDOFF * self.sL.size)
         return total + self.s_tail
 
     def lower(self, x: float) -> float:
@@ -576,7 +427,7 @@ class _MixedDist:
         ys = x - self.sL
         vals = np.maximum(0.0, self.big.lower_many(ys)
                           - self.shift_err * self.big.mass_above(ys - self.shift_err))
-        return max(0.0, math.fsum(self.sP * vals) * (1.0 - self.s_rho - 4.0 * _U * self.sL.size))
+        return max(0.0, math.fsum(self.sP * vals) * (1.0 - self.s_rho - 4.0 * UNIT_ROUNDOFF * self.sL.size))
 
     def epsilon_upper(self, t: float) -> float:
         return invert_delta_to_epsilon(self.upper, t, side="upper")
@@ -654,12 +505,12 @@ def _lattice_dist(groups: Sequence[tuple[float, int]], eta: float, upper: bool) 
     with np.errstate(divide="ignore"):
         logp = np.log(vals)
     losses = (idx - offset).astype(np.float64) * eta
-    max_loss = (tot_plus * eta) * (1.0 + 8.0 * _U)
-    loss_err = 8.0 * _U * (max_loss + sum(c * e for e, c in groups) + 1.0)
+    max_loss = (tot_plus * eta) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    loss_err = 8.0 * UNIT_ROUNDOFF * (max_loss + sum(c * e for e, c in groups) + 1.0)
     # each step is a convex combination of non-negative numbers: <= 2 ulps per step
-    log_err = 4.0 * _U * (k + 2)
+    log_err = 4.0 * UNIT_ROUNDOFF * (k + 2)
     # underflow (flush to subnormal / zero) loses at most 2^-1074 per operation
-    abs_err = 4.0 * (work + arr.size) * 2.0**-1074
+    abs_err = 4.0 * (work + arr.size) * SMALLEST_SUBNORMAL
     exact_eta = Fraction(eta)
 
     def exact_loss(r: int) -> Fraction:
@@ -733,7 +584,7 @@ class _Composition:
         self.nonprivate = any(math.isinf(e) for e, _, _ in key)
         s = sum(c * math.log1p(-d) for _, d, c in key)  # log prod (1 - delta_i)
         self.atom = -math.expm1(s)  # P-mass on which some mechanism's loss is infinite
-        slack = 16.0 * _U * (1.0 + abs(s) + len(key))
+        slack = 16.0 * UNIT_ROUNDOFF * (1.0 + abs(s) + len(key))
         self.atom_up = min(1.0, self.atom * (1.0 + slack))
         self.atom_lo = max(0.0, self.atom * (1.0 - slack))
         groups: dict[float, int] = {}
@@ -795,14 +646,14 @@ class _Composition:
             return 1.0
         rr = self.dist_up.upper(x) if self.dist_up is not None else 0.0
         a = self.atom_up
-        return min(1.0, (a + (1.0 - a) * rr) * (1.0 + 4.0 * _U))
+        return min(1.0, (a + (1.0 - a) * rr) * (1.0 + 4.0 * UNIT_ROUNDOFF))
 
     def delta_lower(self, x: float) -> float:
         if self.nonprivate:
             return 1.0
         rr = self.dist_lo.lower(x) if self.dist_lo is not None else 0.0
         a = self.atom_lo
-        return max(0.0, (a + (1.0 - a) * rr) * (1.0 - 4.0 * _U))
+        return max(0.0, (a + (1.0 - a) * rr) * (1.0 - 4.0 * UNIT_ROUNDOFF))
 
     def epsilon_upper(self, delta: float) -> float:
         if self.nonprivate:
@@ -812,7 +663,7 @@ class _Composition:
         a = self.atom_up
         if a >= 1.0:
             return math.inf
-        t = (delta / (1.0 + 4.0 * _U) - a) / (1.0 - a) * (1.0 - 8.0 * _U)
+        t = (delta / (1.0 + 4.0 * UNIT_ROUNDOFF) - a) / (1.0 - a) * (1.0 - 8.0 * UNIT_ROUNDOFF)
         if t < 0.0 or self.dist_up is None:
             return math.inf if self.delta_upper(math.inf) > delta else 0.0
         x = self.dist_up.epsilon_upper(t)

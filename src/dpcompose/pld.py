@@ -128,14 +128,13 @@ from .mechanisms import (
     Subsampled,
     describe,
 )
-from ._numerics import SMALLEST_DELTA
+from ._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from .representations import gaussian_log_delta, gaussian_log_delta_lower
 
 __all__ = ["pld", "PLDAccountant", "GridMismatchError"]
 
 _SUPPORTED = (PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential)
 _ATOMIC = (PureDP, ApproxDP, RandomizedResponse, Exponential)
-_ULP = 2.0 ** -52
 _COARSE = 8  # secondary directions start on a grid this many times coarser
 #: one mechanism's grid may fill at most 1/_SINGLE_SHARE of max_points, and its
 #: quadrature at most as many pieces (4 nodes each), so several still compose
@@ -178,7 +177,7 @@ def _floor_to_grid(eps: float, h: float) -> float:
     the lower queries are evaluated ``slack`` (>= 32u eps per copy) higher.
     """
     n = round(eps / h)
-    if n >= 1 and abs(n * h - eps) <= 4.0 * _ULP * eps:
+    if n >= 1 and abs(n * h - eps) <= 4.0 * MACHINE_EPSILON * eps:
         return n * h
     i = math.floor(eps / h)
     while i * h > eps:
@@ -243,8 +242,8 @@ def _gaussian_guarantee(mu2: float, provenance: dict) -> Guarantee:
     logarithm below the doubles.
     """
     mu = math.sqrt(mu2)
-    mu_up = mu * (1.0 + 4 * _ULP)  # sqrt is correctly rounded: 4 ulps cover mu2's sum too
-    mu_dn = mu * (1.0 - 4 * _ULP)
+    mu_up = mu * (1.0 + 4 * MACHINE_EPSILON)  # sqrt is correctly rounded: 4 ulps cover mu2's sum too
+    mu_dn = mu * (1.0 - 4 * MACHINE_EPSILON)
 
     def log_up(e: float) -> float:
         return gaussian_log_delta(mu_up, e)
@@ -271,32 +270,32 @@ def _laplace_guarantee(m: Laplace, provenance: dict) -> Guarantee:
     way; the subtraction e - eps is one correctly rounded operation (relative error u),
     covered by scaling the (negative) exponent by 1 +- 2u; expm1 is faithful (2u).
     """
-    eps_up, eps_dn = m.epsilon * (1.0 + _ULP), m.epsilon * (1.0 - _ULP)
+    eps_up, eps_dn = m.epsilon * (1.0 + MACHINE_EPSILON), m.epsilon * (1.0 - MACHINE_EPSILON)
 
     def d_up(e: float) -> float:
         if e >= eps_up:
             return 0.0
-        x = 0.5 * (e - eps_up) * (1.0 + _ULP)
-        return min(1.0, -math.expm1(x) * (1.0 + _ULP))
+        x = 0.5 * (e - eps_up) * (1.0 + MACHINE_EPSILON)
+        return min(1.0, -math.expm1(x) * (1.0 + MACHINE_EPSILON))
 
     def d_lo(e: float) -> float:
         if e >= eps_dn:
             return 0.0
-        x = 0.5 * (e - eps_dn) * (1.0 - _ULP)
-        return max(0.0, -math.expm1(x) * (1.0 - _ULP))
+        x = 0.5 * (e - eps_dn) * (1.0 - MACHINE_EPSILON)
+        return max(0.0, -math.expm1(x) * (1.0 - MACHINE_EPSILON))
 
     def e_up(d: float) -> float:
         if d <= 0.0:
             return eps_up
         x = max(0.0, eps_up + 2.0 * math.log1p(-d))
-        step = 4 * _ULP * (eps_up + 1.0)
+        step = 4 * MACHINE_EPSILON * (eps_up + 1.0)
         while d_up(x) > d:  # ends on the passing side
             x += step
             step *= 2.0
         return x
 
     def e_lo(d: float) -> float:
-        x = eps_dn + 2.0 * math.log1p(-d) - 4 * _ULP * (eps_dn + 1.0)
+        x = eps_dn + 2.0 * math.log1p(-d) - 4 * MACHINE_EPSILON * (eps_dn + 1.0)
         return max(0.0, x)
 
     prov = dict(provenance)
@@ -355,7 +354,7 @@ class PLDAccountant:
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
-        slack = 16.0 * _ULP * (top + h)
+        slack = 16.0 * MACHINE_EPSILON * (top + h)
         if direction == "substitution" and _is_wor(m):
             d = substitution_hull(d, h, slack)
         return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
@@ -710,7 +709,7 @@ def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None
         return _gaussian_guarantee(mu2, provenance)
     if mu2 > 0.0:
         # sigma rounded down so that mu = 1/sigma is never below sqrt(mu2)
-        sigma = (1.0 / math.sqrt(mu2)) * (1.0 - 4 * _ULP)
+        sigma = (1.0 / math.sqrt(mu2)) * (1.0 - 4 * MACHINE_EPSILON)
         if not sigma > 0.0:
             raise MethodNotApplicableError(
                 f"pld: the Gaussian mechanisms' sum of mu^2 = {mu2!r} overflows a double (noise "

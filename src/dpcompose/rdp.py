@@ -64,7 +64,8 @@ from typing import Any, Iterable
 import numpy as np
 from scipy.special import gammaln, log_ndtr
 
-from ._numerics import SMALLEST_DELTA
+from ._numerics.logspace import log_expm1, logsumexp_fsum
+from ._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from ._validation import check_delta, check_epsilon, check_positive, check_probability
 from .compose import Groups, normalize, register_method
 from .errors import InvalidParameterError, MethodNotApplicableError
@@ -96,7 +97,6 @@ __all__ = [
     "rdp",
 ]
 
-_ULP = float(np.finfo(float).eps)
 
 #: The default grid of Renyi orders: fractional orders from 1.001 (useful for very long
 #: compositions), quarter steps up to 10, every integer up to 64, then a sparse tail up to
@@ -179,27 +179,6 @@ def _orders_arg(orders: Any) -> np.ndarray:
 # numerical helpers (all in log space)
 
 
-def _logsumexp(x: np.ndarray) -> float:
-    """log(sum(exp(x))) of a 1-D array (-inf when empty or all -inf).
-
-    The sum is ``math.fsum`` (correctly rounded), so the only rounding errors are those of
-    the exponentials (one ulp each, relative), of the final sum and of the log.
-    """
-    if x.size == 0:
-        return -math.inf
-    m = float(np.max(x))
-    if not math.isfinite(m):
-        return m
-    return m + math.log(math.fsum(np.exp(x - m).tolist()))
-
-
-def _log_expm1(x: np.ndarray) -> np.ndarray:
-    """log(exp(x) - 1) for x > 0, without overflow (-inf at x = 0)."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore"):
-        return x + np.log(-np.expm1(-x))
-
-
 def _log_g(x: np.ndarray) -> np.ndarray:
     r"""log(e^x - 1 - x) (a positive quantity for x != 0; -inf at 0), accurate for every real x.
 
@@ -237,10 +216,10 @@ def _round_up_curve(log_a: np.ndarray, orders: np.ndarray, scale: np.ndarray | f
     up by 16 ulps, makes the result a certified upper bound on the exact value. Curves are
     clamped at 0 (Renyi divergences are non-negative).
     """
-    pad = 256.0 * _ULP * (np.abs(log_a) + np.asarray(scale, dtype=float))
+    pad = 256.0 * MACHINE_EPSILON * (np.abs(log_a) + np.asarray(scale, dtype=float))
     with np.errstate(invalid="ignore"):
         tau = (log_a + pad) / (orders - 1.0)
-        tau = tau * (1.0 + 16.0 * _ULP)
+        tau = tau * (1.0 + 16.0 * MACHINE_EPSILON)
     tau = np.where(np.isnan(tau), np.inf, tau)
     return np.maximum(tau, 0.0)
 
@@ -269,7 +248,7 @@ def rdp_gaussian(mu: float, orders: Any = None) -> np.ndarray:
     """
     mu = check_positive("mu", mu)
     a = _orders_arg(orders)
-    return a * (mu * mu / 2.0) * (1.0 + 8.0 * _ULP)
+    return a * (mu * mu / 2.0) * (1.0 + 8.0 * MACHINE_EPSILON)
 
 
 def rdp_randomized_response(epsilon: float, orders: Any = None) -> np.ndarray:
@@ -303,7 +282,7 @@ def rdp_randomized_response(epsilon: float, orders: Any = None) -> np.ndarray:
     if epsilon == 0.0:
         return np.zeros_like(a)
     u = (a - 1.0) * epsilon
-    log_am1 = _log_expm1(u) + _log_expm1(a * epsilon) - u - np.logaddexp(0.0, epsilon)
+    log_am1 = log_expm1(u) + log_expm1(a * epsilon) - u - np.logaddexp(0.0, epsilon)
     log_a = np.logaddexp(0.0, log_am1)
     scale = np.abs(u) + np.abs(a * epsilon) + epsilon + np.abs(log_am1) + 10.0
     # relative accuracy of A - 1 makes log1p accurate relatively; pad proportionally too
@@ -376,8 +355,8 @@ def _log_a_integer(log_q: float, log_1mq: float, sigma: float, alpha: int) -> tu
     gk, gak = gammaln(k + 1.0), gammaln(alpha - k + 1.0)
     log_binom = g - gk - gak
     expo = (k * k - k) / (2.0 * sigma * sigma)
-    terms = log_binom + k * log_q + (alpha - k) * log_1mq + _log_expm1(expo)
-    log_am1 = _logsumexp(terms)
+    terms = log_binom + k * log_q + (alpha - k) * log_1mq + log_expm1(expo)
+    log_am1 = logsumexp_fsum(terms)
     log_a = float(np.logaddexp(0.0, log_am1))
     # each term's log carries an absolute error of a few ulps of the magnitudes combined in
     # it; weighted by the terms' shares of the sum this is a relative error of A - 1, to
@@ -402,7 +381,7 @@ def _log_a_integer_many(log_q: float, log_1mq: float, sigma: float,
     with np.errstate(invalid="ignore", divide="ignore"):
         gak = np.where(valid, gammaln(np.where(valid, A - k + 1.0, 1.0)), 0.0)
     expo = (k * k - k) / (2.0 * sigma * sigma)
-    terms = np.where(valid, g - gk - gak + k * log_q + (A - k) * log_1mq + _log_expm1(expo), -np.inf)
+    terms = np.where(valid, g - gk - gak + k * log_q + (A - k) * log_1mq + log_expm1(expo), -np.inf)
     comp = g + gk + gak + np.abs(k * log_q) + np.abs((A - k) * log_1mq) + 2.0 * expo + 4.0
     m = np.max(terms, axis=1)
     w = np.exp(terms - m[:, None])
@@ -444,7 +423,7 @@ def _bernoulli_gap(q: float, alpha: float) -> tuple[float, float]:
     """
     if q > 0.5:
         v = math.expm1(alpha * math.log1p(-q)) + alpha * q
-        return max(v, 0.0), 8.0 * _ULP * (1.0 + alpha * q + abs(alpha * math.log1p(-q)))
+        return max(v, 0.0), 8.0 * MACHINE_EPSILON * (1.0 + alpha * q + abs(alpha * math.log1p(-q)))
     n = np.arange(2.0, 2.0 + 96.0 + math.ceil(alpha))
     log_abs = gammaln(alpha + 1.0) - gammaln(n + 1.0) - gammaln(alpha - n + 1.0) + n * math.log(q)
     neg_count = np.maximum(0.0, n - 1.0 - math.floor(alpha)) + n
@@ -452,7 +431,7 @@ def _bernoulli_gap(q: float, alpha: float) -> tuple[float, float]:
     mags = np.exp(log_abs)
     v = float(np.sum(sign * mags))
     comp = np.abs(log_abs) + 2.0 * gammaln(alpha + n + 1.0) + 8.0
-    err = float(mags[-1]) * q / (1.0 - q) + 32.0 * _ULP * float(np.sum(mags * comp)) + (n.size + 2) * _ULP * float(np.sum(mags))
+    err = float(mags[-1]) * q / (1.0 - q) + 32.0 * MACHINE_EPSILON * float(np.sum(mags * comp)) + (n.size + 2) * MACHINE_EPSILON * float(np.sum(mags))
     return max(v, 0.0), err
 
 
@@ -520,15 +499,15 @@ def _log_a_fractional(log_q: float, log_1mq: float, sigma: float, alpha: float,
     body2, s2, c2 = t2[:-1], sign[:-1], scale[:-1]
     pos = np.concatenate([body1[s1 > 0], body2[s2 > 0], np.array(extra_pos)])
     neg = np.concatenate([body1[s1 < 0], body2[s2 < 0], np.array(extra_neg)])
-    log_pos, log_neg = _logsumexp(pos), _logsumexp(neg)
+    log_pos, log_neg = logsumexp_fsum(pos), logsumexp_fsum(neg)
     # absolute error bound, relative to exp(log_pos): rounding of each term (a few ulps of
     # the magnitudes combined in its log), of the two correctly rounded sums (fsum), of the
     # Bernoulli gap, and the truncation (both first omitted terms)
     terms = np.concatenate([body1, body2])
     comps = np.concatenate([c1, c2])
-    err = 32.0 * _ULP * (float(np.sum(np.exp(terms - log_pos) * (1.0 + comps)))
+    err = 32.0 * MACHINE_EPSILON * (float(np.sum(np.exp(terms - log_pos) * (1.0 + comps)))
                          + float(np.sum(np.exp(extra - log_pos) * (8.0 + np.abs(extra)))))
-    err += 8.0 * _ULP * (1.0 + math.exp(min(log_neg - log_pos, 0.0)))
+    err += 8.0 * MACHINE_EPSILON * (1.0 + math.exp(min(log_neg - log_pos, 0.0)))
     err += math.exp(log_tail - log_pos)
     err += gap_err * math.exp(ln0 - log_pos) if gap_err > 0.0 else 0.0
     frac = -math.expm1(log_neg - log_pos) if log_neg > -math.inf else 1.0
@@ -560,7 +539,7 @@ def _log_a_fractional_many(log_q: float, log_1mq: float, sigma: float,
     # Bernoulli gap (1-q)^a - 1 + a q and its error, per order
     if q > 0.5:
         gap = np.maximum(np.expm1(al * log_1mq) + al * q, 0.0)
-        gap_err = 8.0 * _ULP * (1.0 + al * q + np.abs(al * log_1mq))
+        gap_err = 8.0 * MACHINE_EPSILON * (1.0 + al * q + np.abs(al * log_1mq))
     else:
         nn = np.arange(2.0, 2.0 + 96.0 + math.ceil(float(np.max(al))))[None, :]
         log_abs = gammaln(A + 1.0) - gammaln(nn + 1.0) - gammaln(A - nn + 1.0) + nn * log_q
@@ -568,8 +547,8 @@ def _log_a_fractional_many(log_q: float, log_1mq: float, sigma: float,
         mags = np.exp(log_abs)
         gap = np.maximum(np.array([math.fsum(r) for r in (nsign * mags).tolist()]), 0.0)
         comp = np.abs(log_abs) + 2.0 * gammaln(A + nn + 1.0) + 8.0
-        gap_err = (mags[:, -1] * q / (1.0 - q) + 32.0 * _ULP * np.sum(mags * comp, axis=1)
-                   + (nn.size + 2) * _ULP * np.sum(mags, axis=1))
+        gap_err = (mags[:, -1] * q / (1.0 - q) + 32.0 * MACHINE_EPSILON * np.sum(mags * comp, axis=1)
+                   + (nn.size + 2) * MACHINE_EPSILON * np.sum(mags, axis=1))
     ln0, ln1 = float(log_ndtr(z0 / sigma)), float(log_ndtr((z0 - 1.0) / sigma))
     lm0, lm1 = float(log_ndtr(-z0 / sigma)), float(log_ndtr((1.0 - z0) / sigma))
     log_aq = np.log(al) + log_q
@@ -601,9 +580,9 @@ def _log_a_fractional_many(log_q: float, log_1mq: float, sigma: float,
             out_a[i], out_s[i] = _log_a_fractional(log_q, log_1mq, sigma, float(al[i]))
             continue
         exv = allv[i, body.shape[1]:]
-        err = 32.0 * _ULP * (float(np.dot(wb[i], 1.0 + bscale[i]))
+        err = 32.0 * MACHINE_EPSILON * (float(np.dot(wb[i], 1.0 + bscale[i]))
                              + float(np.dot(wx[i], 8.0 + np.where(np.isfinite(exv), np.abs(exv), 0.0))))
-        err += 8.0 * _ULP * (P + N)
+        err += 8.0 * MACHINE_EPSILON * (P + N)
         err += tail
         err += float(gap_err[i]) * math.exp(ln0 - ref[i])
         log_am1 = float(ref[i]) + math.log(max(P - N, 0.0) + err)
@@ -779,7 +758,7 @@ def compose_rdp(mechanisms: Iterable[Any], orders: Any = None) -> tuple[np.ndarr
     for m, k in groups:
         total = total + float(k) * rdp_curve(m, a)
     # one ulp of rounding per addition and per multiplication
-    total = total * (1.0 + 4.0 * (len(groups) + 1) * _ULP)
+    total = total * (1.0 + 4.0 * (len(groups) + 1) * MACHINE_EPSILON)
     return a, total
 
 
@@ -829,7 +808,7 @@ def rdp_to_delta(orders: Any, tau: Any, epsilon: float, *, pure_epsilon: float =
     best = float(log_d[i])
     if not math.isfinite(best):
         return 1.0, math.nan
-    best = best + 1e-12 * abs(best) + 64.0 * _ULP * (1.0 + abs(float(a[i] - 1.0) * float(t[i])))
+    best = best + 1e-12 * abs(best) + 64.0 * MACHINE_EPSILON * (1.0 + abs(float(a[i] - 1.0) * float(t[i])))
     # below pure_epsilon the bound is positive: where exp underflows, report the smallest
     # positive double (never 0, which would claim more than the bound proves)
     return (1.0 if best >= 0.0 else max(SMALLEST_DELTA, math.exp(best))), float(a[i])
@@ -875,7 +854,7 @@ def rdp_to_epsilon(orders: Any, tau: Any, delta: float, *, pure_epsilon: float =
     best = float(eps[i])
     if math.isfinite(best):
         mag = abs(float(t[i])) + abs(log_delta / float(am1[i])) + abs(math.log(float(a[i]))) + 1.0
-        best = best + 1e-12 * abs(best) + 64.0 * _ULP * mag
+        best = best + 1e-12 * abs(best) + 64.0 * MACHINE_EPSILON * mag
     best = max(0.0, best)
     if pure_epsilon <= best:
         return float(pure_epsilon), math.inf
@@ -931,7 +910,7 @@ def rdp(groups: Groups, *, orders: Any = None) -> Guarantee:
     for m, k in groups:
         pure += float(k) * pure_dp_epsilon(m)
     if math.isfinite(pure):
-        pure = pure * (1.0 + 4.0 * (len(groups) + 1) * _ULP)
+        pure = pure * (1.0 + 4.0 * (len(groups) + 1) * MACHINE_EPSILON)
     tau.setflags(write=False)
 
     def epsilon_upper(delta: float) -> float:

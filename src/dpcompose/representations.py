@@ -29,7 +29,7 @@ from typing import Callable
 
 from scipy.special import erf, log_ndtr
 
-from ._numerics import SMALLEST_DELTA
+from ._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from .errors import UnsupportedMechanismError
 from .mechanisms import (
     ApproxDP,
@@ -55,8 +55,6 @@ __all__ = [
 ]
 
 Profile = Callable[[float], float]
-
-_ULP = 2.0**-52
 
 
 def _unsupported(kind: str, mechanism: object) -> UnsupportedMechanismError:
@@ -138,7 +136,7 @@ def gaussian_log_delta(mu: float, e: float) -> float:
     # bounds delta(e) for every e >= 0; erf(x) <= 2x / sqrt(pi) where erf underflows
     v = float(erf(mu / (2.0 * math.sqrt(2.0))))
     if v > 0.0:
-        log_at_zero = min(0.0, math.log(v) + 16.0 * _ULP * (1.0 + abs(math.log(v))))
+        log_at_zero = min(0.0, math.log(v) + 16.0 * MACHINE_EPSILON * (1.0 + abs(math.log(v))))
     else:
         log_at_zero = math.log(mu) - 0.5 * math.log(2.0 * math.pi) + 1e-12
     if e == 0.0:
@@ -164,8 +162,8 @@ def _gaussian_terms(mu: float, e: float) -> tuple[float, float, float, float] | 
     if log_a == -math.inf:
         return None
     log_phi_b = float(log_ndtr(-mu / 2.0 - e / mu))
-    err_a = 16.0 * _ULP * (1.0 + abs(log_a))
-    err_d = 16.0 * _ULP * (1.0 + abs(log_a) + abs(e) + abs(log_phi_b))
+    err_a = 16.0 * MACHINE_EPSILON * (1.0 + abs(log_a))
+    err_d = 16.0 * MACHINE_EPSILON * (1.0 + abs(log_a) + abs(e) + abs(log_phi_b))
     return log_a, e + log_phi_b - log_a, err_a, err_d
 
 
@@ -177,7 +175,7 @@ def _log_a_minus_b(log_a: float, d: float, direction: float) -> float:
     """
     tail = math.log(-math.expm1(d))
     out = log_a + tail
-    return out + direction * 4.0 * _ULP * (1.0 + abs(tail) + abs(out))
+    return out + direction * 4.0 * MACHINE_EPSILON * (1.0 + abs(tail) + abs(out))
 
 
 def gaussian_log_delta_lower(mu: float, e: float) -> float:
@@ -213,7 +211,7 @@ def gaussian_log_delta_lower(mu: float, e: float) -> float:
         v = float(erf(mu / (2.0 * math.sqrt(2.0))))
         if v <= 0.0:
             return -math.inf
-        return math.log(v) - 16.0 * _ULP * (1.0 + abs(math.log(v)))
+        return math.log(v) - 16.0 * MACHINE_EPSILON * (1.0 + abs(math.log(v)))
     terms = _gaussian_terms(mu, e)
     if terms is None:
         return -math.inf

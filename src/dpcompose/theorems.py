@@ -86,7 +86,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
-from ._numerics import invert_delta_to_epsilon
+from ._numerics.inversion import invert_delta_to_epsilon
+from ._numerics.rounding import MACHINE_EPSILON, SMALLEST_SUBNORMAL, frac_down, frac_up, inflate
 from ._validation import check_count, check_delta, check_epsilon, check_real
 from .compose import Groups, register_method
 from .errors import InvalidParameterError, MethodNotApplicableError
@@ -115,7 +116,7 @@ Profile = Callable[[float], float]
 #: relative inflation of closed-form epsilons (their floating-point error is ~1e-15)
 _SAFETY = 1e-12
 #: absolute margin added to every positive closed-form epsilon (products can underflow)
-_TINY = 1e-300
+_UNDERFLOW_MARGIN = 1e-300
 #: at most this many distinct profile-only mechanisms get the per-mechanism split
 _MAX_EQUAL_SPLIT_GROUPS = 20
 #: the 1-D search over the delta given to profile-only mechanisms uses levels 2^(n/64)
@@ -136,25 +137,7 @@ def _up(x: float) -> float:
 
     Callers return an exact 0 themselves where every input epsilon is 0.
     """
-    if math.isinf(x):
-        return x
-    return x * (1.0 + _SAFETY) + _TINY
-
-
-def _frac_up(q: Fraction) -> float:
-    """The smallest double >= the exact rational q."""
-    x = float(q)
-    if Fraction(x) < q:
-        x = math.nextafter(x, math.inf)
-    return x
-
-
-def _frac_down(q: Fraction) -> float:
-    """The largest double <= the exact rational q."""
-    x = float(q)
-    if Fraction(x) > q:
-        x = math.nextafter(x, -math.inf)
-    return x
+    return inflate(x, _SAFETY, _UNDERFLOW_MARGIN)
 
 
 def _eps_expm1(e: float) -> float:
@@ -232,8 +215,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
         else:
             eps_sum += Fraction(e)
         delta_sum += Fraction(d)
-    eps = math.inf if eps_inf else _frac_up(eps_sum)
-    return eps, min(1.0, _frac_up(delta_sum))
+    eps = math.inf if eps_inf else frac_up(eps_sum)
+    return eps, min(1.0, frac_up(delta_sum))
 
 
 def advanced_composition_epsilon(epsilon: float, k: int, delta_prime: float) -> float:
@@ -291,7 +274,7 @@ def advanced_composition(epsilon: float, delta: float, k: int, delta_prime: floa
     """
     delta = check_delta("delta", delta)
     eps = advanced_composition_epsilon(epsilon, k, delta_prime)
-    return eps, min(1.0, _frac_up(k * Fraction(delta) + Fraction(delta_prime)))
+    return eps, min(1.0, frac_up(k * Fraction(delta) + Fraction(delta_prime)))
 
 
 def heterogeneous_advanced_epsilon(epsilons: Sequence[float], delta_prime: float,
@@ -417,7 +400,7 @@ def stability_composition(epsilon: float, delta: float, k: int) -> tuple[float, 
             f"stability (lecture 5 Thm 1) needs k * delta < 1 so that ln(1/(k delta)) > 0; "
             f"got k = {k}, delta = {delta!r} (2 k delta >= 2 certifies nothing)."
         )
-    return _stability_thm1(epsilon, delta, k), _frac_up(2 * k * Fraction(delta))
+    return _stability_thm1(epsilon, delta, k), frac_up(2 * k * Fraction(delta))
 
 
 def stability_composition_pure(epsilon: float, k: int, delta: float) -> float:
@@ -467,7 +450,7 @@ def _stability_hypotheses(epsilon: float, delta: float, *, need_delta: bool) -> 
 
 def _stability_thm1(epsilon: float, delta: float, k: int) -> float:
     """Thm 1's epsilon for validated input with k delta < 1."""
-    kd = _frac_down(k * Fraction(delta))
+    kd = frac_down(k * Fraction(delta))
     return _up(2.0 * k * epsilon * epsilon + _sqrt_prod(2.0 * k, _log_inv(kd)) * epsilon)
 
 
@@ -652,8 +635,8 @@ def _infinite_loss_mass(groups: Groups) -> float:
             terms.append(k * math.log1p(-u))
     if not terms:
         return 0.0
-    s = math.fsum(terms) * (1.0 + 16.0 * len(terms) * 2.0**-52)
-    return min(1.0, -math.expm1(s) * (1.0 + 4.0 * 2.0**-52))
+    s = math.fsum(terms) * (1.0 + 16.0 * len(terms) * MACHINE_EPSILON)
+    return min(1.0, -math.expm1(s) * (1.0 + 4.0 * MACHINE_EPSILON))
 
 
 def _summed(profiled: Sequence[tuple[Profile, int]]) -> Profile:
@@ -759,10 +742,10 @@ def _simple_eps(parts: _Parts, delta: float) -> float:
         return math.inf
     eps_fixed = sum((c * Fraction(e) for e, _, c in parts.fixed), Fraction(0))
     if not parts.profiled:
-        return _frac_up(eps_fixed)
-    base = _frac_up(eps_fixed)
+        return frac_up(eps_fixed)
+    base = frac_up(eps_fixed)
     best = math.inf
-    for pts in _allocations(parts.profiled, _frac_down(budget)):
+    for pts in _allocations(parts.profiled, frac_down(budget)):
         total = base + math.fsum(k * e for e, _, k in pts)  # 0 only if every term is 0
         best = min(best, _up(total) if total > 0.0 else 0.0)
     return best
@@ -775,7 +758,7 @@ def _advanced_eps(parts: _Parts, delta: float) -> float:
     if budget <= 0:
         return math.inf
     items = [(e, c) for e, _, c in parts.fixed]
-    b = _frac_down(budget)
+    b = frac_down(budget)
     if not parts.profiled:
         return _advanced_value(items, b)
 
@@ -828,7 +811,7 @@ def _tail_eps(parts: _Parts, delta: float, *, adaptive: bool) -> float:
         beta = Fraction(delta) - k * Fraction(dl)
         if not (0 < beta < 1):
             return math.inf
-        return _tail_value(eps, k, _frac_down(beta), adaptive=adaptive)
+        return _tail_value(eps, k, frac_down(beta), adaptive=adaptive)
 
     if not parts.profiled:
         return with_pair(parts.fixed_eps_max, parts.fixed_delta_max)
@@ -859,7 +842,7 @@ def _stability_eps(parts: _Parts, delta: float) -> float:
     k = parts.k_total
     if not parts.profiled and parts.fixed_delta_max == 0.0:
         return _stability_thm2(parts.fixed_eps_max, k, delta)  # Thm 2
-    level = _frac_down(Fraction(delta) / (2 * k))  # Thm 1 at delta_hat = delta / (2k)
+    level = frac_down(Fraction(delta) / (2 * k))  # Thm 1 at delta_hat = delta / (2k)
     red = _max_reduced(parts, level)
     if red is None:
         return math.inf
@@ -868,7 +851,7 @@ def _stability_eps(parts: _Parts, delta: float) -> float:
         return math.inf
     # a (0, d)-DP mechanism is (eta, d)-DP for every eta in (0, 1]: evaluate at the
     # smallest positive double (the hypothesis 0 < epsilon holds there)
-    eps = max(eps, 5e-324)
+    eps = max(eps, SMALLEST_SUBNORMAL)
     return _stability_thm1(eps, level, k)
 
 

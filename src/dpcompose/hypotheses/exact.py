@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numerics.logspace import segment_logsumexp, softplus, sum_exp
+from .._numerics.rounding import MACHINE_EPSILON, SMALLEST_SUBNORMAL
 from ..compose import Groups
 from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee
@@ -45,34 +47,9 @@ SAFETY = 1e-11
 
 _KEY_SCALE = 1e12
 _MERGE_WIDTH = 1.0 / _KEY_SCALE  # atoms merged under one key differ by less than this
-_ULP = 4.0 * np.finfo(float).eps
+#: relative error of a log of a sum of exponentials, per term (4 machine epsilons)
+_LOG_SUM_ERROR = 4.0 * MACHINE_EPSILON
 _INF_KEY = np.int64(2 ** 62)
-_SMALLEST = 5e-324
-
-
-def _softplus(x: float) -> float:
-    """log(1 + e^x) without overflow."""
-    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
-
-
-def _segment_logsumexp(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """logsumexp over the consecutive segments of x that begin at ``starts``."""
-    m = np.maximum.reduceat(x, starts)
-    safe = np.where(np.isneginf(m), 0.0, m)
-    seg = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(x)]])))
-    total = np.add.reduceat(np.exp(x - safe[seg]), starts)
-    with np.errstate(divide="ignore"):
-        return np.where(np.isneginf(m), -np.inf, safe + np.log(total))
-
-
-def _sum_exp(x: np.ndarray) -> float:
-    """sum(exp(x)) computed as exp(m) * sum(exp(x - m)) (no overflow; plain numpy, fast)."""
-    if x.size == 0:
-        return 0.0
-    m = float(np.max(x))
-    if m == -math.inf:
-        return 0.0
-    return math.exp(m) * float(np.sum(np.exp(x - m)))
 
 
 @dataclass(frozen=True)
@@ -93,7 +70,7 @@ class LossAtoms:
             llr = logp - logq
         finite = np.where(np.isfinite(llr), llr, 0.0)
         # floating-point error of the sums that produced these logs
-        width = width + _ULP * (1.0 + float(np.max(np.abs(finite), initial=0.0))) * 4.0
+        width = width + _LOG_SUM_ERROR * (1.0 + float(np.max(np.abs(finite), initial=0.0))) * 4.0
         scaled = np.round(finite * _KEY_SCALE)
         key = np.where(np.isposinf(llr), _INF_KEY, np.where(np.isneginf(llr), -_INF_KEY, scaled))
         key = key.astype(np.int64)
@@ -102,7 +79,7 @@ class LossAtoms:
             return LossAtoms(logp, logq, width)
         order = np.argsort(inv, kind="stable")
         starts = np.concatenate([[0], np.flatnonzero(np.diff(inv[order])) + 1])
-        return LossAtoms(_segment_logsumexp(logp[order], starts), _segment_logsumexp(logq[order], starts),
+        return LossAtoms(segment_logsumexp(logp[order], starts), segment_logsumexp(logq[order], starts),
                          width + _MERGE_WIDTH)
 
     def __len__(self) -> int:
@@ -159,9 +136,9 @@ class LossAtoms:
             lp, lr = self.logp[sel], llr[sel]
             with np.errstate(divide="ignore"):
                 terms = lp + np.log(-np.expm1(np.minimum(log_gamma - lr, 0.0)))
-        val = _sum_exp(terms)
+        val = sum_exp(terms)
         if upper and val == 0.0 and np.any(np.isfinite(terms)):
-            val = _SMALLEST  # the truth is positive but below the smallest double
+            val = SMALLEST_SUBNORMAL  # the truth is positive but below the smallest double
         return min(1.0, val)
 
 
@@ -189,7 +166,7 @@ def finite_pair(m: Mechanism) -> LossAtoms:
         lp = np.array([0.0, -np.inf])
         lq = np.array([-np.inf, 0.0])
     else:
-        lp = np.array([-_softplus(-eps), -_softplus(eps)])
+        lp = np.array([-softplus(-eps), -softplus(eps)])
         lq = lp[::-1].copy()
     if delta > 0.0:
         l1d = math.log1p(-delta)

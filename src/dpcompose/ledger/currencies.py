@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 from scipy.special import erfinv, ndtri_exp
 
+from .._numerics.rounding import next_down, next_up
 from ..errors import DPComposeError, MethodNotApplicableError
 from ..mechanisms import (
     ApproxDP,
@@ -77,13 +78,6 @@ def _refuse(currency: str, what: str, field: str = "mechanism") -> LedgerError:
         f"{_ALTERNATIVES[currency]}", field=field)
 
 
-def _margin_up(x: float, ulps: int = 8) -> float:
-    """x raised by ``ulps`` units in the last place (for a float computed with rounding)."""
-    for _ in range(ulps):
-        x = math.nextafter(x, math.inf)
-    return x
-
-
 def _written_floor(x: float) -> float:
     """The largest float not above the number as written (for float computations of limits)."""
     return exact.float_down(exact.param(x))
@@ -92,12 +86,6 @@ def _written_floor(x: float) -> float:
 def _written_ceil(x: float) -> float:
     """The smallest float not below the number as written."""
     return exact.float_up(exact.param(x))
-
-
-def _margin_down(x: float, ulps: int = 8) -> float:
-    for _ in range(ulps):
-        x = math.nextafter(x, -math.inf)
-    return x
 
 
 def _mul(k: int, d: Decimal) -> Decimal:
@@ -143,7 +131,7 @@ def approx_pair(m: Mechanism) -> tuple[Decimal, Decimal] | None:
         inner = m.mechanism
         if not math.isfinite(inner.epsilon):
             return None
-        eps, delta = amplified_pair(_written_ceil(inner.epsilon), min(_written_ceil(inner.delta), _margin_down(1.0, 1)),
+        eps, delta = amplified_pair(_written_ceil(inner.epsilon), min(_written_ceil(inner.delta), next_down(1.0, 1)),
                                     min(1.0, _written_ceil(m.rate)), m.scheme)
         return exact.up(eps), exact.up(delta)
     return None
@@ -175,7 +163,7 @@ def gdp_mu_of_pure(eps: Decimal) -> float | None:
         mu = -2.0 * float(ndtri_exp(-e - math.log1p(math.exp(-e))))
     if not math.isfinite(mu):
         return None
-    return _margin_up(mu * (1.0 + 1e-9))
+    return next_up(mu * (1.0 + 1e-9), 8)
 
 
 # ---------------------------------------------------------------------------
@@ -450,9 +438,9 @@ class Advanced(Currency):
         if not any(totals):
             return 0.0, 0.0  # nothing released: 0-DP
         s = exact.float_up(totals[0])
-        big_l = _margin_up(-math.log(self.params["delta_prime"]), 4)
-        eps = _margin_up(math.sqrt(_margin_up(2.0 * big_l * s)) + _margin_up(s / 2.0))
-        return eps, _margin_up(self.params["delta_prime"] + exact.float_up(totals[1]))
+        big_l = next_up(-math.log(self.params["delta_prime"]), 4)
+        eps = next_up(math.sqrt(next_up(2.0 * big_l * s, 8)) + next_up(s / 2.0, 8), 8)
+        return eps, next_up(self.params["delta_prime"] + exact.float_up(totals[1]), 8)
 
     def _remaining_delta(self, totals):
         # the delta limit (approx: delta; advanced: delta'') minus the delta charged, rounded down
@@ -498,7 +486,7 @@ class Zcdp(Currency):
     def spent(self, totals):
         rho = exact.float_up(totals[0])
         delta = _written_floor(self.delta)
-        bs = _margin_up(rho + 2.0 * math.sqrt(_margin_up(rho * -math.log(delta))), 8)  # Bun-Steinke Prop. 1.3
+        bs = next_up(rho + 2.0 * math.sqrt(next_up(rho * -math.log(delta), 8)), 8)  # Bun-Steinke Prop. 1.3
         return min(_zcdp_epsilon(rho, delta), bs), self.delta
 
 
@@ -578,7 +566,7 @@ class Gdp(Currency):
     def spent(self, totals):
         from ..representations import gaussian_log_delta
 
-        mu = _margin_up(math.sqrt(exact.float_up(totals[0])))
+        mu = next_up(math.sqrt(exact.float_up(totals[0])), 8)
         if mu == 0.0:
             return 0.0, self.delta
         log_d = math.log(_written_floor(self.delta))
@@ -643,7 +631,7 @@ class Rdp(Currency):
     @classmethod
     def _limits(cls, epsilon, delta, params):
         grid = params["orders"]
-        share = _margin_down(delta / len(grid), 1)  # a smaller delta share is the safe side
+        share = next_down(delta / len(grid), 1)  # a smaller delta share is the safe side
         out = []
         for a in grid:
             c = _rdp_offset(a, share)
@@ -680,12 +668,12 @@ class Rdp(Currency):
     def spent(self, totals):
         if not any(totals):
             return 0.0, self.delta  # nothing released: 0-DP
-        share = _margin_down(_written_floor(self.delta) / len(self.orders), 1)
+        share = next_down(_written_floor(self.delta) / len(self.orders), 1)
         best = math.inf
         for a, t in zip(self.orders, totals):
             if t >= _INF_COST:
                 continue
-            best = min(best, _margin_up(exact.float_up(t) + _rdp_offset(a, share), 4))
+            best = min(best, next_up(exact.float_up(t) + _rdp_offset(a, share), 4))
         return max(0.0, best), self.delta
 
 
