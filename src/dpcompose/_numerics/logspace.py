@@ -11,7 +11,6 @@ __all__ = [
     "log1mexp",
     "softplus",
     "log_expm1",
-    "logsumexp_fsum",
     "segment_logsumexp",
     "sum_exp",
     "LOG_SQRT_2PI",
@@ -47,20 +46,6 @@ def log_expm1(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore"):
         return x + np.log(-np.expm1(-x))
-
-
-def logsumexp_fsum(x: np.ndarray) -> float:
-    """log(sum(exp(x))) of a 1-D array (-inf when empty or all -inf).
-
-    The sum is ``math.fsum`` (correctly rounded), so the only rounding errors are those of
-    the exponentials (one ulp each, relative), of the final sum and of the log.
-    """
-    if x.size == 0:
-        return -math.inf
-    m = float(np.max(x))
-    if not math.isfinite(m):
-        return m
-    return m + math.log(math.fsum(np.exp(x - m).tolist()))
 
 
 def segment_logsumexp(x: np.ndarray, starts: np.ndarray) -> np.ndarray:

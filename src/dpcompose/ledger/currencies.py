@@ -502,8 +502,8 @@ def _zcdp_unit(m: Mechanism) -> Decimal | None:
 
 
 def _zcdp_epsilon(rho: float, delta: float) -> float:
-    from ..rdp import DEFAULT_ORDERS as dense
-    from ..rdp import rdp_to_epsilon
+    from ..methods.rdp import DEFAULT_ORDERS as dense
+    from ..methods.rdp import rdp_to_epsilon
 
     if rho == 0.0:
         return 0.0
@@ -602,7 +602,7 @@ def _gdp_unit(m: Mechanism) -> Decimal | None:
 class Rdp(Currency):
     r"""Renyi DP at a grid of orders fixed when the budget is created.
 
-    Costs: the charge's Renyi curve at each order (:func:`dpcompose.rdp.compose_rdp`,
+    Costs: the charge's Renyi curve at each order (:func:`dpcompose.methods.rdp.compose_rdp`,
     an upper bound), rounded up. With n orders, order alpha's limit is
     B(alpha) = epsilon - c(alpha), c(alpha) = log((alpha-1)/alpha) - (log(delta/n) + log alpha)/(alpha-1)
     (Canonne, Kamath and Steinke 2020, Prop. 12 at delta/n), and a charge is admitted
@@ -651,7 +651,7 @@ class Rdp(Currency):
         return tuple(f"rdp({a:g})" for a in self.orders)
 
     def cost(self, groups, delta_share):
-        from ..rdp import compose_rdp
+        from ..methods.rdp import compose_rdp
 
         _no_share(self.name, delta_share)
         try:
@@ -683,7 +683,7 @@ _INF_COST = Decimal("1e60")
 
 def _rdp_offset(alpha: float, delta: float) -> float:
     """c(alpha) of CKS Prop. 12 (epsilon = tau + c), certified upper via rdp_to_epsilon at tau = 0."""
-    from ..rdp import rdp_to_epsilon
+    from ..methods.rdp import rdp_to_epsilon
 
     # rdp_to_epsilon rounds up and clamps at 0, so its value is >= c(alpha) either way
     return rdp_to_epsilon(np.asarray([alpha]), np.zeros(1), delta)[0]

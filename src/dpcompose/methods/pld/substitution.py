@@ -1,6 +1,6 @@
 r"""One privacy loss distribution per invocation for sampling without replacement.
 
-Part of :mod:`dpcompose.pld` (see ``docs/theory.md``, "Sampling without replacement
+Part of :mod:`dpcompose.methods.pld` (see ``docs/theory.md``, "Sampling without replacement
 under substitution", for the statement and its proof in full).
 
 **The problem.** Under substitution neighbours, an invocation of ``Subsampled(M, q,
@@ -20,7 +20,7 @@ The privacy profile of a trade-off function is :math:`1 + f^*(-e^\varepsilon)`, 
 conjugate of the convex hull of a minimum is the maximum of the conjugates, so the
 profile of :math:`C_q(f)` is :math:`\max(\delta_{\mathrm{remove}}, \delta_{\mathrm{add}})`
 at every real :math:`\varepsilon`. For a *symmetric* inner pair (all pairs in
-:mod:`dpcompose._pld_discretize` are) the remove direction is the larger one for
+:mod:`dpcompose.methods.pld.discretize` are) the remove direction is the larger one for
 :math:`\varepsilon \ge 0`, and the add pair is the remove pair reversed, so the hull is
 the **symmetrization of the remove pair**: the symmetric pair whose profile equals
 :math:`\delta_{\mathrm{remove}}` for :math:`\varepsilon \ge 0`. Composition of such
@@ -44,7 +44,7 @@ of a product is an integral of one factor's profile with non-negative weights).
 Floating point: the mirrored masses are rounded up, :math:`S + T + r_\infty` is rounded
 down (so :math:`w_0` is rounded up), and the loss-evaluation slack :math:`s` of the
 remove direction (masses may sit up to :math:`s` below their true loss, see
-:class:`dpcompose._pld_arrays.GridPLD`) is carried over: shifting the remove measure up
+:class:`dpcompose.methods.pld.grid.GridPLD`) is carried over: shifting the remove measure up
 by :math:`s` and symmetrizing gives masses at or below those stored here shifted up by
 :math:`s`, with :math:`T` multiplied by :math:`e^{-s} \ge 1 - s`.
 """
@@ -55,11 +55,10 @@ import math
 
 import numpy as np
 
-from ._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
-from ._pld_discretize import Discretized
+from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
+from .discretize import Discretized
 
 __all__ = ["substitution_hull"]
-
 
 
 def substitution_hull(remove: Discretized, h: float, slack: float) -> Discretized:

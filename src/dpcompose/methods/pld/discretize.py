@@ -1,6 +1,6 @@
 r"""Privacy loss distributions of single mechanisms and their discretization on a loss grid.
 
-This module is the first half of :mod:`dpcompose.pld` (see there for the error
+This module is the first half of :mod:`dpcompose.methods.pld` (see there for the error
 analysis as a whole). It knows, for every mechanism, a *dominating pair* ``(P, Q)`` and
 describes the law of the privacy loss :math:`L = \log(dP/dQ)` under :math:`P` as a
 :class:`LossModel` (atoms plus continuous segments parametrised by an inner variable
@@ -41,7 +41,7 @@ by Subsampling", NeurIPS 2018, for the coupling argument):
 
 For Poisson subsampling the guarantee is the maximum over both directions (kept apart
 until query time); sampling without replacement composes the hull of both instead
-(:mod:`dpcompose._pld_substitution`).
+(:mod:`dpcompose.methods.pld.substitution`).
 
 Discretization (``kind``): losses in the bin :math:`(l_{i-1}, l_i]` with
 :math:`l_i = ih` are summarised by three non-negative integrals computed by
@@ -98,8 +98,8 @@ import numpy as np
 from numpy.polynomial.legendre import leggauss
 from scipy.special import expit, log_ndtr, ndtri
 
-from .errors import UnsupportedMechanismError
-from .mechanisms import (
+from ...errors import UnsupportedMechanismError
+from ...mechanisms import (
     ApproxDP,
     Exponential,
     Gaussian,

@@ -8,8 +8,8 @@ A *track* is the composition of the recorded steps for one neighbouring directio
 .. math:: C_m = \prod_s \hat A_{s,m}^{k_s}, \qquad \hat A_s = \mathrm{rfft}(a_s, N),
 
 with :math:`a_s` the discretized one-step PLD of mechanism :math:`s`
-(:func:`dpcompose._pld_discretize.discretize`, the same upper and lower
-discretizations as :mod:`dpcompose.pld`). More steps multiply :math:`C` by
+(:func:`dpcompose.methods.pld.discretize.discretize`, the same upper and lower
+discretizations as :mod:`dpcompose.methods.pld`). More steps multiply :math:`C` by
 :math:`\hat A_s^{\Delta}` (binary powering of the new count).
 
 **Band.** For a continuous loss law :math:`|\hat A_{s,m}| < 1` away from
@@ -26,12 +26,12 @@ scaled up accordingly), so :math:`T` stays a bound.
 loss: :math:`\mathcal A_J = \sum_{i=J}^{w_1} \tilde p_i` and
 :math:`\mathcal B_J = \sum_{i=J}^{w_1} \tilde p_i e^{-(i - J)h}`, where :math:`\tilde p` is
 the circular array and :math:`[w_0, w_1]` the Chernoff window (as in
-:func:`dpcompose._pld_arrays.self_compose`: the mass outside it is at most
+:func:`dpcompose.methods.pld.grid.self_compose`: the mass outside it is at most
 :math:`\tau` per side and is counted at :math:`+\infty` in the upper bound and subtracted
 in the lower). Then :math:`\delta(\varepsilon) = \mathcal A_J - e^{\varepsilon - Jh}\mathcal B_J`
 for :math:`(J-1)h \le \varepsilon < Jh`. Two ways to get the sums, both certified:
 
-- *direct*: one inverse FFT and the :class:`dpcompose._pld_arrays.Curve` machinery
+- *direct*: one inverse FFT and the :class:`dpcompose.methods.pld.curve.Curve` machinery
   (used when many frequencies are kept, e.g. lattice laws of pure-DP mechanisms);
 - *Parseval*: :math:`\sum_r \tilde p_r W_r = N^{-1}\sum_m w_m \mathrm{Re}(C_m \overline{\hat W_m})`
   with the DFT of the weights in closed form (geometric sums), over the kept
@@ -40,7 +40,7 @@ for :math:`(J-1)h \le \varepsilon < Jh`. Two ways to get the sums, both certifie
   :math:`N^{-1}\big[\sum_{\text{kept}} w_m (d_m |\hat W_m| (1 + c) + |C_m| c |\hat W_m|) +
   T \sum_r W_r\big]` plus the rounding of the sum, with :math:`d_m` the spectrum error
   (forward-FFT errors propagated through the powers, and the relative error of the
-  products, as in :func:`dpcompose._pld_arrays.self_compose`) and :math:`c` the relative
+  products, as in :func:`dpcompose.methods.pld.grid.self_compose`) and :math:`c` the relative
   error of the closed forms.
 
 References: Koskela, Jälkö and Honkela, "Computing Tight Differential Privacy
@@ -57,8 +57,9 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import scipy.fft as sfft
 
-from ._numerics.rounding import UNIT_ROUNDOFF
-from ._pld_arrays import FFT_C, Curve, GridPLD, _int_power
+from ..._numerics.rounding import UNIT_ROUNDOFF
+from .curve import Curve
+from .grid import FFT_C, GridPLD, _int_power
 
 __all__ = ["Track", "Regrid", "DirectCurve", "BandCurve"]
 
@@ -135,7 +136,7 @@ class _Factor:
     def __init__(self, g: GridPLD, n_fft: int, keep: np.ndarray | None) -> None:
         self.g = g
         A = sfft.rfft(g.p, n_fft)
-        # componentwise forward-FFT error (dpcompose._pld_arrays): eta = c u log2 N ||g||_1
+        # componentwise forward-FFT error (dpcompose.methods.pld.grid): eta = c u log2 N ||g||_1
         self.eta = FFT_C * UNIT_ROUNDOFF * math.log2(n_fft) * float(g.p.sum())
         mag = np.abs(A) + self.eta
         with np.errstate(divide="ignore"):
@@ -179,7 +180,7 @@ class Track:
         n_fft: the circular length N.
         one_step: ``mechanism -> GridPLD`` (the discretized one-step PLD on this grid).
         tail_mass: the total mass the Chernoff window may cut (``tau = tail_mass / 8``
-            per side, as in :mod:`dpcompose.pld`).
+            per side, as in :mod:`dpcompose.methods.pld`).
         pooled: a cache of Chernoff summaries shared by tracks (keyed by the one-step PLD).
     """
 
@@ -369,7 +370,7 @@ def _margin(slack: float, eps: float, lmax: float, lmin: float, h: float) -> flo
 
 
 class DirectCurve(Curve):
-    """:class:`dpcompose._pld_arrays.Curve` whose epsilon queries start past the rounding margin.
+    """:class:`dpcompose.methods.pld.curve.Curve` whose epsilon queries start past the rounding margin.
 
     A long composition carries a large ``slack`` (the doubles in which each step's losses
     were computed), so the certified check of ``Curve`` would step up from the closed-form
@@ -435,7 +436,7 @@ def _step_down(holds: Callable[[float], bool], eps: float) -> float:
 class BandCurve:
     r"""Certified queries from the kept frequencies (Parseval), without an inverse FFT.
 
-    Same interface and semantics as :class:`dpcompose._pld_arrays.Curve`:
+    Same interface and semantics as :class:`dpcompose.methods.pld.curve.Curve`:
     ``delta_upper``/``delta_lower`` (the finite part plus the mass at infinity, with the
     rounding margin applied to epsilon), ``epsilon_upper``/``epsilon_lower`` (ending on
     the passing side of a certified check).
