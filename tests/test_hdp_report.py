@@ -52,7 +52,7 @@ def test_twelve_region_plan_equals_composing_two_regions():
     rows = _hdp_rows(rep)
     classic = {r.method: r for r in rep.rows if r.scope == R.SCOPE_CLASSIC and r.kind == "epsilon"}
     assert {"pld", "rdp", "simple"} <= set(rows)
-    two_pld = dpc.compose(REGION * 2, method="pld", **R.report_options(None)["pld"])
+    two_pld = dpc.compose(REGION * 2, method="pld", **R.report_options(None).get("pld", {}))
     lo, hi = two_pld.epsilon_bounds(1e-6)
     assert lo <= rows["pld"].upper <= hi * (1 + 1e-12)
     assert rows["pld"].upper < 0.5 * classic["pld"].lower          # 0.3035 vs 0.7921

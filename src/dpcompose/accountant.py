@@ -49,43 +49,36 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import scipy.fft as sfft
 
-from .methods.pld.discretize import atomic_epsilon, discretize, has_lower_model, loss_model
+from .methods.pld.discretize import discretize, has_lower_model, loss_model, pair_epsilon
 from .methods.pld.grid import GridPLD
 from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
 from ._numerics.rounding import MACHINE_EPSILON
 from ._validation import check_count, check_delta, check_epsilon, check_real
 from .compose import normalize
-from .errors import InvalidParameterError, MethodNotApplicableError, UnsupportedMechanismError
+from .errors import InvalidParameterError, MethodNotApplicableError, NoRuleError, UnsupportedMechanismError
 from .guarantee import Guarantee
-from .mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-    describe,
-)
+from .mechanisms import Gaussian, Mechanism, Subsampled, describe
+from .representations import dominating_pair
 
 __all__ = ["Accountant"]
 
 _COARSE = 8          # the secondary direction is first answered on a grid this much coarser
 _HORIZON_GROWTH = 4  # a new grid is chosen for this many times the steps seen
-_SUPPORTED = (PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential)
 _STATE_VERSION = 1
 
 
-def _inner(m: Mechanism) -> Mechanism:
-    return m.mechanism if isinstance(m, Subsampled) else m
+def _pair(m: Mechanism) -> Any:
+    """The mechanism's dominating pair, or None where its family has none."""
+    try:
+        return dominating_pair(m)
+    except NoRuleError:
+        return None
 
 
 def _is_identity(m: Mechanism) -> bool:
     """A 0-DP step (the identity of composition), as :func:`dpcompose.methods.pld.pld` skips it."""
-    if isinstance(m, ApproxDP):
-        return m.epsilon == 0.0 and m.delta == 0.0
-    return atomic_epsilon(m) == 0.0
+    pair = _pair(m)
+    return pair is not None and pair.is_identity
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -344,14 +337,13 @@ class Accountant:
         if not counts:
             return "empty"
         for m in counts:
-            inner = _inner(m)
-            if not isinstance(inner, _SUPPORTED):
+            if _pair(m) is None:
                 return "unsupported"
             if isinstance(m, Subsampled) and m.scheme != "poisson":
                 return "sampling without replacement"
-            if not isinstance(m, Subsampled) and atomic_epsilon(m) == math.inf:
+            if pair_epsilon(m) == math.inf:
                 return "non-private step"
-        if all(isinstance(m, Gaussian) for m in counts):
+        if all(type(m) is Gaussian for m in counts):  # exactly Gaussian: pld's closed form
             return "plain Gaussians (exact closed form)"
         return None
 
@@ -382,8 +374,8 @@ class Accountant:
         if g is not None:
             return g
         override = None
-        if kind == "lower" and not isinstance(m, Subsampled):
-            eps = atomic_epsilon(m)
+        if kind == "lower":
+            eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         mkey = (m, direction, override, tau)

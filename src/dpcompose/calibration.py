@@ -43,8 +43,8 @@ from .errors import (
     MethodNotApplicableError,
     UnsupportedMechanismError,
 )
-from .mechanisms import SUBSAMPLING_SCHEMES, Gaussian, Laplace, Mechanism, Subsampled, describe
-from .representations import gaussian_log_delta
+from .mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Subsampled, describe
+from .representations import MechanismSyntax, all_syntax, gaussian_log_delta, pure_epsilon
 
 __all__ = [
     "laplace_scale",
@@ -387,33 +387,38 @@ class CalibrationResult:
         }
 
 
-_FAMILIES = {"laplace": ("scale", Laplace), "gaussian": ("sigma", Gaussian)}
+def _families() -> dict[str, MechanismSyntax]:
+    """The families calibrated by name: every registered syntax with a noise parameter."""
+    return {syn.name: syn for syn in all_syntax() if syn.noise is not None}
 
 
 def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
-                    scheme: str) -> tuple[Callable[[float], Mechanism], str, str | None]:
+                    scheme: str) -> tuple[Callable[[float], Mechanism], str, MechanismSyntax | None]:
+    families = _families()
+    syn: MechanismSyntax | None
     if isinstance(family, str):
         key = family.lower()
-        if key not in _FAMILIES:
+        if key not in families:
             raise InvalidParameterError(
-                f"family = {family!r} is not one of {sorted(_FAMILIES)}; or pass a callable "
+                f"family = {family!r} is not one of {sorted(families)}; or pass a callable "
                 f"parameter -> mechanism (more noise for a larger parameter)."
             )
-        pname, cls = _FAMILIES[key]
+        syn = families[key]
+        cls = syn.cls
         s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
 
         def base(p: float) -> Mechanism:
-            return cls(p, s)
+            return cls(p, s)  # the noise parameter first, then the sensitivity
 
-        kind: str | None = key
+        pname = syn.noise or "parameter"
     elif callable(family):
         if sensitivity is not None:
             raise InvalidParameterError(
-                "sensitivity applies to the 'laplace' and 'gaussian' families only; "
+                f"sensitivity applies to the named families ({', '.join(sorted(families))}) only; "
                 "build it into your factory instead."
             )
-        pname = {Laplace: "scale", Gaussian: "sigma"}.get(family, "parameter")
-        kind = {Laplace: "laplace", Gaussian: "gaussian"}.get(family)
+        syn = next((x for x in families.values() if x.cls is family), None)
+        pname = syn.noise if syn is not None and syn.noise else "parameter"
 
         def base(p: float) -> Mechanism:
             m = family(p)
@@ -424,29 +429,26 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
             return m
     else:
         raise UnsupportedMechanismError(
-            f"family = {family!r} is neither 'laplace', 'gaussian' nor a callable "
+            f"family = {family!r} is neither one of {sorted(families)} nor a callable "
             f"parameter -> mechanism."
         )
     if rate is None:
-        return base, pname, kind
+        return base, pname, syn
     if scheme not in SUBSAMPLING_SCHEMES:
         raise InvalidParameterError(f"scheme = {scheme!r} is not one of {SUBSAMPLING_SCHEMES}.")
 
     def make(p: float) -> Mechanism:
         return Subsampled(base(p), rate, scheme)
 
-    return make, pname, kind
+    return make, pname, syn
 
 
-def _initial_guess(kind: str | None, epsilon: float, delta: float, count: int,
+def _initial_guess(syn: MechanismSyntax | None, epsilon: float, delta: float, count: int,
                    rate: float | None, s: float) -> float:
-    q = 1.0 if rate is None else rate
-    if kind == "gaussian" and delta > 0.0:
-        # k Gaussians compose to one with mu * sqrt(k); subsampling shrinks it about q-fold
-        return gaussian_sigma(epsilon, delta, s) * math.sqrt(count) * max(q, 1.0 / math.sqrt(count))
-    if kind == "laplace":
-        return s * max(1.0, math.sqrt(count) * q) / epsilon
-    return 1.0
+    """Where the search starts: the family's own guess (speed only; any start is valid)."""
+    if syn is None or syn.initial_guess is None:
+        return 1.0
+    return syn.initial_guess(epsilon, delta, count, rate, s)
 
 
 def _shrink(lo: float, hi: float, eps_of: Callable[[float], float], target: float,
@@ -623,7 +625,7 @@ def calibrate(
             raise InvalidParameterError(
                 "count, rate and sensitivity apply to single-mechanism families; a factory "
                 "returns the whole composition (put counts and sampling in its list).")
-        pname, kind, direction = "parameter", None, more_private or "auto"
+        pname, direction = "parameter", more_private or "auto"
 
         def items_of(p: float) -> list[tuple[Mechanism, int]]:
             try:
@@ -643,19 +645,20 @@ def calibrate(
         guess = 1.0 if lo_limit <= 1.0 <= hi_limit else math.sqrt(lo_limit * hi_limit)
         label = "the factory's composition (varying its parameter)"
     else:
-        make, pname, kind = _resolve_family(family, sensitivity, rate, scheme)
+        make, pname, syn = _resolve_family(family, sensitivity, rate, scheme)
         direction = more_private or "larger"
 
         def items_of(p: float) -> list[tuple[Mechanism, int]]:
             return [(make(int(p) if integer else p), count)]
 
         s = 1.0 if sensitivity is None else float(sensitivity)
-        guess = min(hi_limit, max(lo_limit, _initial_guess(kind, target, delta, count, rate, s)))
+        guess = min(hi_limit, max(lo_limit, _initial_guess(syn, target, delta, count, rate, s)))
         label = f"{count} x {describe(make(guess))} (varying its {pname})"
-        if kind == "gaussian" and delta == 0.0:
+        if syn is not None and delta == 0.0 and math.isinf(pure_epsilon(syn.cls(guess))):
             raise CalibrationError(
-                f"no sigma can meet (epsilon={target:g}, delta={delta:g}) for {label} under method "
-                f"{method!r}: a Gaussian mechanism is never (epsilon, 0)-DP; pass delta > 0 (e.g. 1e-6)."
+                f"no {pname} can meet (epsilon={target:g}, delta={delta:g}) for {label} under method "
+                f"{method!r}: a {syn.cls.__name__} mechanism is never (epsilon, 0)-DP; pass delta > 0 "
+                f"(e.g. 1e-6)."
             )
     if integer:
         guess = float(min(hi_limit, max(lo_limit, round(guess))))

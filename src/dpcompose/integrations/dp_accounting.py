@@ -50,6 +50,7 @@ from typing import Any, Callable
 from .._numerics.rounding import down, up
 from .._validation import check_count, check_delta, check_epsilon, check_probability, check_real
 from ..errors import InvalidParameterError, UnsupportedMechanismError
+from ..representations import register_like
 from ..mechanisms import (
     ApproxDP,
     Exponential,
@@ -92,6 +93,10 @@ class KaryRandomizedResponse(Exponential):
     @classmethod
     def from_event(cls, p: float, k: int) -> "KaryRandomizedResponse":
         return cls(up(math.log1p(k * (1.0 - p) / p), 4), p, k)
+
+
+# accounted exactly as the epsilon-DP class Exponential (upper bounds only)
+register_like(KaryRandomizedResponse, Exponential)
 
 
 def _relation(neighbors: Any) -> str:

@@ -117,7 +117,7 @@ def register_method(name: str, *, in_auto: bool = True,
         defaults = {p.name: p.default for p in kw if p.default is not p.empty}
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
         old = _REGISTRY.get(name)
-        order = old.auto_order if old is not None else _order
+        order = old.auto_order if old is not None else _module_rank(fn) * _RANK + _order
         _order += old is None
         _REGISTRY[name] = MethodInfo(
             name=name, fn=fn, options=opts, defaults=defaults, check=check_options,
@@ -153,6 +153,24 @@ def registered_method(name: str, fn: MethodFn, **kwargs: Any) -> Iterator[Method
             _REGISTRY.pop(name, None)
         else:
             _REGISTRY[name] = previous
+
+
+#: registrations per method module before the next module's rank (far more than any has)
+_RANK = 1_000_000
+
+
+def _module_rank(fn: MethodFn) -> int:
+    """The position of ``fn``'s module in :data:`~dpcompose.methods.METHOD_MODULES` (last if absent).
+
+    The auto order follows that list whichever module happens to be imported first
+    (a test or a user may import ``dpcompose.methods.rdp`` before anything loads the
+    registry); within one module, methods keep their registration order.
+    """
+    modules = importlib.import_module("dpcompose.methods").METHOD_MODULES
+    parts = getattr(fn, "__module__", "").split(".")
+    if len(parts) >= 3 and parts[:2] == ["dpcompose", "methods"] and parts[2] in modules:
+        return modules.index(parts[2])
+    return len(modules)
 
 
 def _load() -> None:

@@ -12,10 +12,10 @@ from fractions import Fraction
 from typing import Sequence
 
 import numpy as np
-from scipy.special import expit
 
 from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from ...errors import MethodNotApplicableError
+from ...representations.pairs import rr_atoms
 from .lossdist import _LossDist
 
 #: lattice updates allowed for the heterogeneous approximation (about a second or two)
@@ -44,7 +44,8 @@ def _lattice_plan(groups: Sequence[tuple[float, int]], eta: float, upper: bool):
     for eps, c in groups:
         fl, ce = _grid_steps(eps, eta)
         plus, minus = (ce, fl) if upper else (fl, ce)
-        steps.append((plus, minus, c, float(expit(eps)), float(expit(-eps))))
+        rr = rr_atoms(eps)[0]  # randomized response: B-mass e^eps/(1+e^eps) at +eps, A-mass at -eps
+        steps.append((plus, minus, c, rr.b, rr.a))
     tot_plus = sum(c * p for p, _, c, _, _ in steps)
     tot_minus = sum(c * m for _, m, c, _, _ in steps)
     # replay the window arithmetic of _lattice_dist (no arrays) to count the work

@@ -16,12 +16,13 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.special import expit, gammaln
+from scipy.special import gammaln
 
 from ..._numerics.binomial import LOADER_MIN_N, chernoff_window, log_binom_pmf
 from ..._numerics.inversion import invert_delta_to_epsilon
 from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF, nudge_up
 from ...errors import MethodNotApplicableError
+from ...representations.pairs import rr_atoms
 
 #: Chernoff exponent of the binomial window: the mass left out is <= 2 e^{-T} per group
 _TAIL_EXPONENT = 800.0
@@ -209,14 +210,18 @@ class _LossDist:
 
 
 class _Binomial:
-    """The windowed loss distribution of c-fold eps-randomized response (under P)."""
+    """The windowed loss distribution of c-fold eps-randomized response (under P).
 
-    __slots__ = ("eps", "c", "lo", "hi", "truncated")
+    Randomized response is the class worst case of eps-DP; its masses (and their logs)
+    are read from its dominating pair (:func:`dpcompose.representations.pairs.rr_atoms`).
+    """
+
+    __slots__ = ("eps", "c", "lo", "hi", "truncated", "atom")
 
     def __init__(self, eps: float, c: int) -> None:
         self.eps, self.c = eps, c
-        q = float(expit(-eps))
-        self.lo, self.hi = chernoff_window(c, q, _TAIL_EXPONENT)
+        self.atom = rr_atoms(eps)[0]  # loss +eps: A-mass 1/(1+e^eps), B-mass e^eps/(1+e^eps)
+        self.lo, self.hi = chernoff_window(c, self.atom.a, _TAIL_EXPONENT)
         self.truncated = self.lo > 0 or self.hi < c
 
     @property
@@ -226,8 +231,8 @@ class _Binomial:
     def arrays(self) -> tuple[np.ndarray, np.ndarray, float]:
         """(losses, log P-mass, bound on the absolute error of the log-masses)."""
         eps, c = self.eps, self.c
-        log_p = -float(np.logaddexp(0.0, -eps))  # log(e^eps / (1 + e^eps))
-        log_q = -float(np.logaddexp(0.0, eps))   # log(1 / (1 + e^eps))
+        log_p = self.atom.log_b  # log(e^eps / (1 + e^eps))
+        log_q = self.atom.log_a  # log(1 / (1 + e^eps))
         l = np.arange(self.lo, self.hi + 1, dtype=np.float64)
         losses = (c - 2.0 * l) * eps
         if c < LOADER_MIN_N:
@@ -235,7 +240,7 @@ class _Binomial:
             logp = g - gammaln(l + 1.0) - gammaln(c - l + 1.0) + (c - l) * log_p + l * log_q
             log_err = 16.0 * UNIT_ROUNDOFF * (3.0 * g + c * (abs(log_p) + abs(log_q)) + 16.0)
         else:
-            logp, log_err = log_binom_pmf(c, l, float(expit(-eps)), float(expit(eps)),
+            logp, log_err = log_binom_pmf(c, l, self.atom.a, self.atom.b,
                                           log_p, log_q)
         return losses, logp, log_err
 

@@ -13,23 +13,15 @@ from typing import Any
 
 from ..._numerics.rounding import MACHINE_EPSILON
 from ...errors import MethodNotApplicableError
-from ...mechanisms import (
-    ApproxDP,
-    Exponential,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-    describe,
-)
+from ...mechanisms import Mechanism, Subsampled, describe
+from ...representations import dominating_pair
 from .curve import Curve
-from .discretize import atomic_epsilon, discretize, has_lower_model, loss_model
+from .discretize import discretize, has_lower_model, loss_model, pair_epsilon
 from .grid import GridPLD, _truncate, compose_pair, self_compose
 from .substitution import substitution_hull
 
 __all__ = ["PLDAccountant"]
 
-_ATOMIC = (PureDP, ApproxDP, RandomizedResponse, Exponential)
 _COARSE = 8  # secondary directions start on a grid this many times coarser
 
 
@@ -85,7 +77,7 @@ def _directions(plan: list[tuple[Mechanism, int]]) -> tuple[tuple[str, ...], dic
         one = tuple(c - (i == first) for i, c in enumerate(counts))
         half = tuple((c + 1) // 2 for c in counts)
         candidates = [("remove", counts), ("add", (0,) * len(counts))]
-        if any(_is_wor(m) and isinstance(m.mechanism, _ATOMIC) for m, _ in plan):
+        if any(_is_wor(m) and dominating_pair(m).is_atomic for m, _ in plan):
             candidates += [("mixed-one", one), ("mixed-half", half)]
         mixes: dict[str, Any] = {}
         for name, split in candidates:
@@ -132,8 +124,8 @@ class PLDAccountant:
     def _grid(self, m: Mechanism, direction: str, kind: str, h: float) -> GridPLD:
         """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution")."""
         override = None
-        if kind == "lower" and not isinstance(m, Subsampled):
-            eps = atomic_epsilon(m)
+        if kind == "lower":
+            eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         base = "remove" if direction == "substitution" else direction

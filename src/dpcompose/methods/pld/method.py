@@ -15,27 +15,22 @@ from ..._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from ..._validation import check_real
 from ...errors import InvalidParameterError, MethodNotApplicableError
 from ...guarantee import Guarantee
-from ...mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-    describe,
+from ...mechanisms import Gaussian, Laplace, Mechanism, Subsampled, describe
+from ...representations import (
+    DominatingPair,
+    SubsampledPair,
+    dominating_pair,
+    gaussian_log_delta,
+    gaussian_log_delta_lower,
 )
-from ...representations import gaussian_log_delta, gaussian_log_delta_lower
 from ..registry import register_method
 from .composition import PLDAccountant
-from .discretize import MAX_DZ, atomic_epsilon, loss_model
+from .discretize import MAX_DZ, loss_model, pair_epsilon
 from .grid import GridTooLargeError
 
 __all__ = ["pld"]
 
 
-_SUPPORTED = (PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential)
 #: one mechanism's grid may fill at most 1/_SINGLE_SHARE of max_points, and its
 #: quadrature at most as many pieces (4 nodes each), so several still compose
 _SINGLE_SHARE = 2
@@ -62,10 +57,6 @@ def _check_options(tolerance: Any, discretization: Any, tail_mass: Any, max_poin
             f"pld method may build), e.g. 2**22."
         )
     return tol, discretization, tail, int(max_points)
-
-
-def _inner(m: Mechanism) -> Mechanism:
-    return m.mechanism if isinstance(m, Subsampled) else m
 
 
 def _gaussian_guarantee(mu2: float, provenance: dict) -> Guarantee:
@@ -159,27 +150,29 @@ def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 
     Alignment puts a singular point of the loss law on the grid, where the lower
     (coarsening) discretization would otherwise lose first-order mass: for subsampled
     mechanisms the accumulation point log(1 - q) of the most frequent one; otherwise the
-    smallest epsilon of an atomic mechanism (all of them when they are multiples of it).
+    smallest grid anchor of a pair (:attr:`~dpcompose.representations.DominatingPair.grid_anchor`:
+    the epsilon of an atomic or Laplace pair, the lattice spacing of a discrete one; all of
+    them when they are multiples of it).
     The result is never below ``floor`` (the finest spacing whose grids fit in max_points).
     """
     # the bracket of a k-fold composition of a continuous loss law is second order,
     # roughly k h^2 in epsilon: start near sqrt(tolerance / (3 k)) (empirical constant)
-    k_cont = sum(k for m, k in plan if isinstance(m, (Gaussian, Laplace, Subsampled)))
+    pairs = [(dominating_pair(m), k) for m, k in plan]
+    k_cont = sum(k for pair, k in pairs if isinstance(pair, SubsampledPair) or not pair.is_atomic)
     if k_cont:
         h0 = min(max(math.sqrt(tolerance / (3.0 * k_cont)), 2e-5), 1e-3)
     else:
         h0 = max(1e-4 * min(1.0, math.sqrt(tolerance / 1e-4)), 2e-5)
     h0 = max(h0, floor)
-    sub = [(k, m.rate) for m, k in plan if isinstance(m, Subsampled) and m.rate < 1.0]
+    sub = [(k, pair.rate) for pair, k in pairs if isinstance(pair, SubsampledPair) and pair.rate < 1.0]
     if sub:
         _, q = max(sub)
         return _aligned(-math.log1p(-q), h0, floor)
-    eps_atomic = [atomic_epsilon(m) for m, _ in plan]
-    eps_atomic = [e for e in eps_atomic if e is not None and 0.0 < e < math.inf]
+    anchors = [pair.grid_anchor for pair, _ in pairs if isinstance(pair, DominatingPair)]
+    eps_atomic = [e for e in anchors if e is not None and 0.0 < e < math.inf]
     if eps_atomic:
         e_min = min(eps_atomic)
-        only_atoms = all(isinstance(m, (PureDP, RandomizedResponse, ApproxDP, Exponential))
-                         for m, _ in plan)
+        only_atoms = all(isinstance(pair, DominatingPair) and pair.is_atomic for pair, _ in pairs)
         if only_atoms and all(abs(e / e_min - round(e / e_min)) < 1e-9 for e in eps_atomic):
             # every loss is a multiple of e_min: the grid e_min is exact (but not coarser
             # than needed to keep the support small)
@@ -322,20 +315,12 @@ def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None
     plan: list[tuple[Mechanism, int]] = []
     mu2 = 0.0
     for m, k in groups:
-        inner = _inner(m)
-        if not isinstance(inner, _SUPPORTED):
-            raise MethodNotApplicableError(
-                f"pld has no privacy loss distribution for {m!r}; it supports PureDP, ApproxDP, "
-                f"Laplace, Gaussian, RandomizedResponse, Exponential and Subsampled(one of these)."
-            )
-        if isinstance(m, Gaussian):
+        pair = dominating_pair(m)  # NoRuleError (MethodNotApplicableError) if it has none
+        if type(m) is Gaussian:  # exactly the Gaussian: the closed form holds for no other pair
             mu2 += k * m.mu * m.mu
             continue
-        eps = atomic_epsilon(m)
-        if eps == 0.0 and not isinstance(m, ApproxDP):
+        if pair.is_identity:
             continue  # a 0-DP mechanism is the identity of composition
-        if isinstance(m, ApproxDP) and m.epsilon == 0.0 and m.delta == 0.0:
-            continue
         plan.append((m, k))
     if not plan:
         if mu2 == 0.0:
@@ -352,7 +337,7 @@ def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None
         plan.append((Gaussian(sigma=sigma), 1))
     # a non-private member (infinite epsilon, not subsampled) makes everything non-private
     for m, _ in plan:
-        if not isinstance(m, Subsampled) and atomic_epsilon(m) == math.inf:
+        if pair_epsilon(m) == math.inf:
             provenance["pld"] = {"non_private": describe(m)}
             return Guarantee("pld", delta_upper=lambda e: 1.0, epsilon_upper=lambda d: math.inf,
                              exact=True, provenance=provenance)

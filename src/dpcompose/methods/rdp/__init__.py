@@ -53,26 +53,26 @@ Floating-point rounding: every curve is rounded up by a margin that covers the r
 error of its evaluation (a few hundred units in the last place of the quantities involved),
 and the conversion rounds up again, so results are certified upper bounds.
 
-Modules: :mod:`.curves` (the orders, the Renyi curve of each mechanism),
-:mod:`.sampled_gaussian` (the Poisson-subsampled Gaussian), :mod:`.conversion`
-(Renyi to (epsilon, delta)), :mod:`.method` (composition and the registered method).
+Modules: :mod:`.conversion` (Renyi to (epsilon, delta)), :mod:`.method` (composition
+and the registered method). The Renyi curve of each mechanism is a rule of its family
+(:data:`dpcompose.representations.renyi_curve`, closed forms in the family files, the
+orders in :mod:`dpcompose.representations.renyi`, the sampled Gaussian in
+:mod:`dpcompose.representations._sampled_gaussian`); this package re-exports them under
+their ``rdp_*`` names (``rdp_curve`` is ``renyi_curve``, ``pure_dp_epsilon`` is
+``pure_epsilon``).
 """
 
 from __future__ import annotations
 
+from ...representations import pure_epsilon as pure_dp_epsilon
+from ...representations import renyi_curve as rdp_curve
+from ...representations._sampled_gaussian import rdp_subsampled_gaussian
+from ...representations.gaussian import rdp_gaussian
+from ...representations.laplace import rdp_laplace
+from ...representations.pure import rdp_pure_dp, rdp_randomized_response
+from ...representations.renyi import DEFAULT_ORDERS, check_orders
 from .conversion import rdp_to_delta, rdp_to_epsilon
-from .curves import (
-    DEFAULT_ORDERS,
-    check_orders,
-    pure_dp_epsilon,
-    rdp_curve,
-    rdp_gaussian,
-    rdp_laplace,
-    rdp_pure_dp,
-    rdp_randomized_response,
-)
 from .method import compose_rdp, rdp
-from .sampled_gaussian import rdp_subsampled_gaussian
 
 __all__ = [
     "DEFAULT_ORDERS",

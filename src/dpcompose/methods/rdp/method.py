@@ -9,10 +9,13 @@ import numpy as np
 
 from ..._groups import Groups, normalize
 from ..._numerics.rounding import MACHINE_EPSILON
+from ...errors import NoRuleError
 from ...guarantee import Guarantee
+from ...mechanisms import describe
 from ..registry import register_method
+from ...representations import pure_epsilon, renyi_curve
+from ...representations.renyi import _orders_arg, check_orders
 from .conversion import _CONVERSION, rdp_to_delta, rdp_to_epsilon
-from .curves import _orders_arg, check_orders, pure_dp_epsilon, rdp_curve
 
 __all__ = ["compose_rdp", "rdp"]
 
@@ -36,7 +39,12 @@ def compose_rdp(mechanisms: Iterable[Any], orders: Any = None) -> tuple[np.ndarr
     groups = normalize(mechanisms)
     total = np.zeros_like(a)
     for m, k in groups:
-        total = total + float(k) * rdp_curve(m, a)
+        try:
+            curve = renyi_curve(m, a)
+        except NoRuleError as exc:
+            raise NoRuleError(f"method 'rdp' cannot certify {describe(m)}: {exc}",
+                              rule=exc.rule, mechanism=m) from None
+        total = total + float(k) * curve
     # one ulp of rounding per addition and per multiplication
     total = total * (1.0 + 4.0 * (len(groups) + 1) * MACHINE_EPSILON)
     return a, total
@@ -71,7 +79,7 @@ def rdp(groups: Groups, *, orders: Any = None) -> Guarantee:
     a, tau = compose_rdp(groups, orders)
     pure = 0.0
     for m, k in groups:
-        pure += float(k) * pure_dp_epsilon(m)
+        pure += float(k) * pure_epsilon(m)
     if math.isfinite(pure):
         pure = pure * (1.0 + 4.0 * (len(groups) + 1) * MACHINE_EPSILON)
     tau.setflags(write=False)

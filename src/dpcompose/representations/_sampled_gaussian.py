@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 from scipy.special import gammaln, log_ndtr
 
-from ..._numerics.logspace import log_expm1
-from ..._numerics.rounding import MACHINE_EPSILON
-from ..._validation import check_positive, check_probability
-from .curves import _orders_arg, _round_up_curve, rdp_gaussian
+from .._numerics.logspace import log_expm1
+from .._numerics.rounding import MACHINE_EPSILON
+from .._validation import check_positive, check_probability
+from .gaussian import rdp_gaussian
+from .renyi import _orders_arg, _round_up_curve
 
 #: orders above this are not evaluated for the sampled Gaussian (their curve is reported as
 #: +inf, a trivial upper bound): the sums have about alpha terms
