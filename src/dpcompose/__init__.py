@@ -29,6 +29,7 @@ from .errors import (
 from .guarantee import Guarantee
 from .mechanisms import (
     ApproxDP,
+    DiscreteLaplace,
     Exponential,
     Gaussian,
     Laplace,
@@ -93,6 +94,7 @@ __all__ = [
     "PureDP",
     "ApproxDP",
     "Laplace",
+    "DiscreteLaplace",
     "Gaussian",
     "RandomizedResponse",
     "Exponential",

@@ -6,6 +6,7 @@ family that registers *all* of its rules:
 - :mod:`.pure` -- ``PureDP``, ``RandomizedResponse``, ``Exponential``, ``ApproxDP``;
 - :mod:`.laplace` -- ``Laplace``;
 - :mod:`.gaussian` -- ``Gaussian``;
+- :mod:`.discrete_laplace` -- ``DiscreteLaplace``;
 - :mod:`.subsampled` -- ``Subsampled`` (amplification of the inner mechanism's rules).
 
 The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
@@ -46,11 +47,12 @@ from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax
 #: the family files: each registers all its rules on import; their order is the order of
 #: the mechanism syntax (expression names, plan table types). A new family is a file
 #: here plus one entry in this list.
-FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled")
+FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace")
 for _family in FAMILY_MODULES:
     importlib.import_module(f"{__name__}.{_family}")
 del _family
 
+from .discrete_laplace import discrete_laplace_profile  # noqa: E402
 from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile  # noqa: E402
 from .laplace import laplace_profile  # noqa: E402
 from .pure import approx_dp_profile, pure_dp_profile  # noqa: E402
@@ -84,6 +86,7 @@ __all__ = [
     "approx_dp_profile",
     "laplace_profile",
     "gaussian_profile",
+    "discrete_laplace_profile",
     "gaussian_log_delta",
     "gaussian_log_delta_lower",
 ]
