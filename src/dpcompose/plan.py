@@ -115,7 +115,7 @@ def _spec_model(syn: MechanismSyntax) -> type[_MechBase]:
     """The plan table model of one mechanism, from its registered syntax (``type = "name"``)."""
     fields: dict[str, Any] = {"type": (Literal[syn.name], ...)}  # type: ignore[valid-type]
     for p in syn.parameters:
-        bounds = {k: v for k, v in (("gt", p.gt), ("ge", p.ge), ("lt", p.lt)) if v is not None}
+        bounds: dict[str, Any] = {k: v for k, v in (("gt", p.gt), ("ge", p.ge), ("lt", p.lt)) if v is not None}
         default = ... if p.default is None else p.default
         fields[p.name] = (float, Field(default, allow_inf_nan=False, description=p.description, **bounds))
     return create_model(syn.spec_name, __base__=_MechBase, __doc__=syn.summary, __module__=__name__,
@@ -139,7 +139,7 @@ def _mech_tag(v: Any) -> str | None:
     return None
 
 
-MechanismSpec = Annotated[
+MechanismSpec = Annotated[  # type: ignore[valid-type]  # built from the registered syntax
     Union[tuple([Annotated[str, Tag("expression")]]  # type: ignore[misc]
                 + [Annotated[model, Tag(tag)] for tag, model in _SPECS.items()])],
     Discriminator(
@@ -167,7 +167,7 @@ class InvocationSpec(BaseModel):
     """A mechanism run ``count`` times on each database of a group."""
 
     model_config = _STRICT
-    mechanism: MechanismSpec = Field(description="expression string or mechanism table")
+    mechanism: MechanismSpec = Field(description="expression string or mechanism table")  # type: ignore[valid-type]
     database: str | None = Field(None, description="name of a [[databases]] entry; "
                                  "omitted: every run is on its own database (classic composition)")
     count: int = Field(1, ge=1, le=10**12, description="runs per database")
