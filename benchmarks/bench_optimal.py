@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 import dpcompose as dpc
-from dpcompose import optimal
+from dpcompose.methods import optimal
 
 
 def _clear() -> None:
@@ -63,9 +63,9 @@ def _has(method: str) -> bool:
 
 
 if __name__ == "__main__":
-    from dpcompose.compose import _load
+    from dpcompose.compose import available_methods
 
-    _load()  # import every method module once, outside the timings
+    available_methods()  # import every method module once, outside the timings
     bench_homogeneous(10**6)
     bench_homogeneous(10**9)
     bench_heterogeneous()

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpcompose as dpc
-from dpcompose._pld_incremental import BandCurve, DirectCurve
+from dpcompose.methods.pld.incremental import BandCurve, DirectCurve
 from dpcompose.errors import InvalidParameterError, UnsupportedMechanismError
 
 from oracles import gaussian_delta_mp, kov_delta_mp

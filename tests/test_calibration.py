@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import math
 
@@ -36,7 +35,7 @@ from dpcompose.calibration import (
     gaussian_sigmas,
     laplace_scale,
 )
-from dpcompose.compose import compose, register_method
+from dpcompose.compose import compose, registered_method
 from dpcompose.errors import (
     CalibrationError,
     InvalidParameterError,
@@ -76,7 +75,6 @@ def exact_gaussian_method():
     """A test-only exact method: k Gaussians compose to one Gaussian with mu_total = sqrt(sum k mu^2)."""
     name = "_test_exact_gaussian"
 
-    @register_method(name, in_auto=False)
     def _exact(groups):
         """Test only: exact composition of Gaussian mechanisms."""
         if not all(type(m) is dpc.Gaussian for m, _ in groups):
@@ -84,8 +82,8 @@ def exact_gaussian_method():
         mu = math.sqrt(sum(k * m.mu**2 for m, k in groups))
         return Guarantee(name, delta_upper=gaussian_profile(mu))
 
-    yield name
-    importlib.import_module("dpcompose.compose")._REGISTRY.pop(name, None)
+    with registered_method(name, _exact, in_auto=False):
+        yield name
 
 
 # ---------------------------------------------------------------------------
@@ -354,16 +352,14 @@ def test_gaussian_with_zero_delta_is_unreachable():
 def test_method_that_never_applies():
     name = "_test_never_applies"
 
-    @register_method(name, in_auto=False)
     def _never(groups):
         """Test only: refuses everything."""
         raise MethodNotApplicableError(f"{name} applies to nothing")
 
-    try:
+    with registered_method(name, _never, in_auto=False):
         with pytest.raises(MethodNotApplicableError, match="applies to nothing"):
             calibrate("gaussian", 10, epsilon=1.0, delta=1e-6, method=name)
-    finally:
-        importlib.import_module("dpcompose.compose")._REGISTRY.pop(name, None)
+    assert name not in dpc.available_methods()
 
 
 @pytest.mark.parametrize("kwargs", [

@@ -29,10 +29,9 @@ from hypothesis import strategies as st
 import dpcompose as dpc
 from oracles import gaussian_delta_mp, kov_delta_mp
 from oracles.infinite_loss import infinite_loss_mass
-from dpcompose.compose import _REGISTRY, _load
+from dpcompose.methods.registry import registered_methods
 
-_load()
-METHODS = sorted(_REGISTRY)
+METHODS = sorted(r.name for r in registered_methods())
 WITH_AUTO = METHODS + ["auto"]
 
 mp.mp.dps = 60

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpcompose as dpc
-from dpcompose.optimal import (
+from dpcompose.methods.optimal import (
     DEFAULT_MAX_EXACT_SUPPORT,
     kov_delta,
     kov_epsilon,
@@ -244,7 +244,7 @@ def test_k_one_is_the_mechanism_profile():
                                     (10**9, 50.0), (10**9, 1e-9), (12345, 3.0), (10**9, 5.0)])
 def test_windowed_log_binomial_masses_within_their_error_bound(c, eps):
     """The log P-masses of the binomial window against mpmath loggamma, within the stated bound."""
-    from dpcompose.optimal import _Binomial
+    from dpcompose.methods.optimal.lossdist import _Binomial
 
     b = _Binomial(eps, c)
     _, logp, err = b.arrays()
@@ -669,7 +669,7 @@ def test_default_max_exact_support_is_documented():
 def test_docstring_examples_run():
     import doctest
 
-    import dpcompose.optimal as module
+    import dpcompose.methods.optimal.method as module
 
     result = doctest.testmod(module)
     assert result.attempted >= 1 and result.failed == 0

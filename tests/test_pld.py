@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 import dpcompose as dpc
 from oracles import gaussian_delta_mp, kov_delta_mp
 from oracles.laplace import epsilon_bracket_mp, laplace2_delta_mp, laplace_loss_expect
-from dpcompose._pld_arrays import Curve, GridMismatchError, GridPLD, compose_pair, self_compose
-from dpcompose._pld_discretize import discretize, loss_model
+from dpcompose.methods.pld.curve import Curve
+from dpcompose.methods.pld.discretize import discretize, loss_model
+from dpcompose.methods.pld.grid import GridMismatchError, GridPLD, compose_pair, self_compose
 
 mp.mp.dps = 40
 

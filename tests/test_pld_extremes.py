@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import dpcompose as dpc
-from dpcompose._pld_arrays import GridPLD, GridTooLargeError, _pow_excess, compose_pair, self_compose
+from dpcompose.methods.pld.grid import GridPLD, GridTooLargeError, _pow_excess, compose_pair, self_compose
 from dpcompose.mechanisms import describe
 from dpcompose.report import compare, to_dict, to_markdown
 from oracles import kov_delta_mp

@@ -162,7 +162,7 @@ def test_gaussian_closed_form_bounds_bracket_balle_wang():
 def test_lattice_branch_and_bound_equals_brute_force(n_top_shift, a, c, seed):
     """An objective made, like the theorems', of an epsilon that rises as the level falls
     and a remaining budget that shrinks as it rises; the bound mixes the two ends."""
-    from dpcompose import theorems as th
+    from dpcompose.methods.theorems import search as th
 
     top = 2.0 ** (n_top_shift / th._LATTICE) * 1.001
     width, height = 1 + seed % 50, (seed % 97) / 97.0 * 1e-2

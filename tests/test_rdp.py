@@ -1,4 +1,4 @@
-"""Tests of method="rdp" (dpcompose.rdp) against independent oracles.
+"""Tests of method="rdp" (dpcompose.methods.rdp) against independent oracles.
 
 Oracles, all computed here (nothing is compared with numbers the code produced earlier):
 - Renyi divergences by mpmath numerical integration (Laplace, Gaussian, the sampled
@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import dpcompose as dpc
 from oracles import gaussian_delta_mp, kov_delta_mp
-from dpcompose import rdp as R
+from dpcompose.methods import rdp as R
 from dpcompose._numerics import invert_delta_to_epsilon
 from dpcompose.representations import gaussian_profile
 
@@ -166,6 +166,18 @@ def test_sampled_gaussian_fractional_orders_upper_bound(q, s, alpha):
     got = R.rdp_subsampled_gaussian(q, s, [alpha])[0]
     assert got >= exact
     assert got <= exact * (1 + 1e-8) + 1e-14  # tight, not only valid
+
+
+@pytest.mark.parametrize("q,s", [(0.01, 1.0), (0.3, 3.0), (1e-4, 0.5), (0.7, 10.0)])
+def test_sampled_gaussian_orders_above_64_one_pass_each(q, s):
+    """Orders above 64 are computed one at a time by the same vectorized sums as the grid's:
+    exact at integers (mpmath binomial sum), and between the integer neighbours (Renyi
+    divergence is non-decreasing in the order) at fractional orders."""
+    got = R.rdp_subsampled_gaussian(q, s, [70.0, 70.5, 71.0, 100.0])
+    d70, d71, d100 = (sgm_integer_mp(q, s, a) for a in (70, 71, 100))
+    for value, exact in ((got[0], d70), (got[2], d71), (got[3], d100)):
+        assert exact <= value <= exact * (1 + 1e-8) + 1e-14
+    assert d70 <= got[1] <= d71 * (1 + 1e-8) + 1e-14
 
 
 def test_sampled_gaussian_fractional_between_integer_neighbours():

@@ -1,4 +1,4 @@
-"""Tests of the closed-form composition theorems (dpcompose.theorems).
+"""Tests of the closed-form composition theorems (dpcompose.methods.theorems).
 
 Independent truth used here (nothing is compared to a number the code produced before):
 - the closed forms, recomputed in mpmath at 50 digits from the statements in the
@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpcompose as dpc
-from dpcompose import theorems as th
+from dpcompose.methods import theorems as th
 
 mp.mp.dps = 50
 

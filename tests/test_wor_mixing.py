@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import dpcompose as dpc
 from dpcompose.calibration import calibrate
-from dpcompose.compose import _REGISTRY, _load
+from dpcompose.methods.registry import registered_methods
 from oracles import kov_delta_mp
 from oracles.brute import (
     adaptive_delta,
@@ -36,8 +36,7 @@ from oracles.brute import (
     wor_truth_epsilon,
 )
 
-_load()
-METHODS = sorted(_REGISTRY) + ["auto"]
+METHODS = sorted(r.name for r in registered_methods()) + ["auto"]
 REL = 1e-12  # rounding slack of the oracle comparison (the oracle is exact to ~1e-40)
 
 
@@ -353,8 +352,8 @@ def _gauss_mix_hockey(mu, q, e, remove):
 def test_hull_measure_dominates_both_orientations_at_every_epsilon(inner, q, h):
     """substitution_hull's measure has a profile >= max(delta_remove, delta_add) at
     negative epsilons as well (composition needs every real epsilon)."""
-    from dpcompose._pld_discretize import discretize, loss_model
-    from dpcompose._pld_substitution import substitution_hull
+    from dpcompose.methods.pld.discretize import discretize, loss_model
+    from dpcompose.methods.pld.substitution import substitution_hull
     from oracles.brute import wor_pairs
 
     d = discretize(loss_model(_wor(inner, q), "remove", tail=1e-15), h, "upper")
@@ -369,8 +368,8 @@ def test_hull_measure_dominates_both_orientations_at_every_epsilon(inner, q, h):
 
 
 def test_hull_measure_dominates_subsampled_gaussian_at_every_epsilon():
-    from dpcompose._pld_discretize import discretize, loss_model
-    from dpcompose._pld_substitution import substitution_hull
+    from dpcompose.methods.pld.discretize import discretize, loss_model
+    from dpcompose.methods.pld.substitution import substitution_hull
 
     mp.mp.dps = 30
     h, q = 2e-3, 0.3

@@ -29,6 +29,7 @@ from .errors import (
 from .guarantee import Guarantee
 from .mechanisms import (
     ApproxDP,
+    DiscreteLaplace,
     Exponential,
     Gaussian,
     Laplace,
@@ -47,11 +48,11 @@ def _lazy(module: str, *names: str) -> None:
         _LAZY[name] = module
 
 
-_lazy("theorems", "simple_composition", "advanced_composition", "advanced_composition_epsilon",
+_lazy("methods.theorems", "simple_composition", "advanced_composition", "advanced_composition_epsilon",
       "heterogeneous_advanced_epsilon", "stability_composition", "stability_composition_pure",
       "tail_a", "tail_independent_epsilon", "tail_adaptive_epsilon")
-_lazy("optimal", "optimal_composition", "kov_delta", "kov_epsilon")
-_lazy("rdp", "rdp_curve", "compose_rdp", "rdp_to_epsilon", "rdp_to_delta")
+_lazy("methods.optimal", "optimal_composition", "kov_delta", "kov_epsilon")
+_lazy("methods.rdp", "rdp_curve", "compose_rdp", "rdp_to_epsilon", "rdp_to_delta")
 _lazy("calibration", "calibrate", "CalibrationResult", "laplace_scale", "gaussian_sigma",
       "gaussian_sigmas", "analytic_gaussian_sigma")
 _lazy("subsampling", "amplified_pair", "amplified_profile", "neighbour_relation")
@@ -97,6 +98,7 @@ __all__ = [
     "PureDP",
     "ApproxDP",
     "Laplace",
+    "DiscreteLaplace",
     "Gaussian",
     "RandomizedResponse",
     "Exponential",

@@ -19,16 +19,16 @@ privacy loss distribution and *extends* it:
   history recomposed by binary powering (about ``log4(final/first)`` times in a run).
 
 Certified: the discretizations, tail cuts and round-off bounds are those of
-:mod:`dpcompose.pld` (``"connect the dots"`` upper and the coarsening lower
+:mod:`dpcompose.methods.pld` (``"connect the dots"`` upper and the coarsening lower
 discretization, Chernoff windows with the cut mass sent to :math:`+\infty` in the upper
-bound, the FFT and complex-multiplication error bounds of :mod:`dpcompose._pld_arrays`),
+bound, the FFT and complex-multiplication error bounds of :mod:`dpcompose.methods.pld.grid`),
 so every answer is a certified bracket of the truth for the history recorded, like a
 fresh ``compose(history, method="pld")`` of it (on a grid of its own: the two brackets
 overlap, they are not identical).
 
 What is not composed incrementally (each query then runs a fresh
 ``compose(history, method="pld")``, cached until the next step): sampling without
-replacement (its per-step pair mixes the two directions; :mod:`dpcompose.pld` owns that
+replacement (its per-step pair mixes the two directions; :mod:`dpcompose.methods.pld` owns that
 treatment), a history of plain Gaussians only (exact closed form), non-private steps.
 
 Example::
@@ -49,43 +49,36 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import scipy.fft as sfft
 
-from ._pld_arrays import GridPLD
-from ._pld_incremental import BandCurve, DirectCurve, Regrid, Track
-from ._pld_discretize import atomic_epsilon, discretize, has_lower_model, loss_model
+from .methods.pld.discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .methods.pld.grid import GridPLD
+from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
+from ._numerics.rounding import MACHINE_EPSILON
 from ._validation import check_count, check_delta, check_epsilon, check_real
 from .compose import normalize
-from .errors import InvalidParameterError, MethodNotApplicableError, UnsupportedMechanismError
+from .errors import InvalidParameterError, MethodNotApplicableError, NoRuleError, UnsupportedMechanismError
 from .guarantee import Guarantee
-from .mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-    describe,
-)
+from .mechanisms import Gaussian, Mechanism, Subsampled, describe
+from .representations import dominating_pair
 
 __all__ = ["Accountant"]
 
-_ULP = 2.0 ** -52
 _COARSE = 8          # the secondary direction is first answered on a grid this much coarser
 _HORIZON_GROWTH = 4  # a new grid is chosen for this many times the steps seen
-_SUPPORTED = (PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential)
 _STATE_VERSION = 1
 
 
-def _inner(m: Mechanism) -> Mechanism:
-    return m.mechanism if isinstance(m, Subsampled) else m
+def _pair(m: Mechanism) -> Any:
+    """The mechanism's dominating pair, or None where its family has none."""
+    try:
+        return dominating_pair(m)
+    except NoRuleError:
+        return None
 
 
 def _is_identity(m: Mechanism) -> bool:
-    """A 0-DP step (the identity of composition), as :func:`dpcompose.pld.pld` skips it."""
-    if isinstance(m, ApproxDP):
-        return m.epsilon == 0.0 and m.delta == 0.0
-    return atomic_epsilon(m) == 0.0
+    """A 0-DP step (the identity of composition), as :func:`dpcompose.methods.pld.pld` skips it."""
+    pair = _pair(m)
+    return pair is not None and pair.is_identity
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -101,7 +94,7 @@ class Accountant:
     Args:
         tolerance: target relative width of the epsilon bracket; it sets the grid spacing
             for the horizon (:math:`h \approx \sqrt{\mathrm{tolerance}/(3k)}`, as
-            :func:`dpcompose.pld.pld` does). Default 1e-4.
+            :func:`dpcompose.methods.pld.pld` does). Default 1e-4.
         horizon: the number of steps the run is expected to take (e.g. epochs x steps
             per epoch). With it, one grid serves the whole run; without it the grid is
             chosen for 4 times the steps seen and refined as the run grows.
@@ -344,14 +337,13 @@ class Accountant:
         if not counts:
             return "empty"
         for m in counts:
-            inner = _inner(m)
-            if not isinstance(inner, _SUPPORTED):
+            if _pair(m) is None:
                 return "unsupported"
             if isinstance(m, Subsampled) and m.scheme != "poisson":
                 return "sampling without replacement"
-            if not isinstance(m, Subsampled) and atomic_epsilon(m) == math.inf:
+            if pair_epsilon(m) == math.inf:
                 return "non-private step"
-        if all(isinstance(m, Gaussian) for m in counts):
+        if all(type(m) is Gaussian for m in counts):  # exactly Gaussian: pld's closed form
             return "plain Gaussians (exact closed form)"
         return None
 
@@ -375,15 +367,15 @@ class Accountant:
         return all(has_lower_model(m) for m in self._engine_counts())
 
     def _one_step(self, m: Mechanism, direction: str, kind: str, h: float) -> GridPLD:
-        """The discretized one-step PLD, as :meth:`dpcompose.pld.PLDAccountant._build` makes it."""
+        """The discretized one-step PLD, as :meth:`dpcompose.methods.pld.PLDAccountant._build` makes it."""
         tau = self._tail_mass / (8.0 * max(self._horizon, 1))
         key = (m, direction, kind, h, tau)
         g = self._one_steps.get(key)
         if g is not None:
             return g
         override = None
-        if kind == "lower" and not isinstance(m, Subsampled):
-            eps = atomic_epsilon(m)
+        if kind == "lower":
+            eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         mkey = (m, direction, override, tau)
@@ -394,7 +386,7 @@ class Accountant:
         d = discretize(model, h, kind)
         # losses are computed in doubles: 16 ulps of the largest loss magnitude per copy
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
-        g = GridPLD(kind, h, d.start, d.p, d.inf, slack=16.0 * _ULP * (top + h))
+        g = GridPLD(kind, h, d.start, d.p, d.inf, slack=16.0 * MACHINE_EPSILON * (top + h))
         if g.p.size == 0:
             raise MethodNotApplicableError(
                 f"the accountant cannot discretize {describe(m)} (no finite loss mass).")
@@ -403,7 +395,7 @@ class Accountant:
 
     def _ensure_grid(self) -> None:
         """Choose the grid for the horizon; a run outgrowing it gets a finer grid."""
-        from .pld import _auto_h
+        from .methods.pld.method import _auto_h
 
         counts = self._engine_counts()
         k = sum(counts.values())

@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ._numerics.rounding import SMALLEST_SUBNORMAL, up
 from ._validation import check_count, check_delta, check_positive, check_probability, check_real
 from .errors import (
     CalibrationError,
@@ -42,8 +43,8 @@ from .errors import (
     MethodNotApplicableError,
     UnsupportedMechanismError,
 )
-from .mechanisms import SUBSAMPLING_SCHEMES, Gaussian, Laplace, Mechanism, Subsampled, describe
-from .representations import gaussian_log_delta
+from .mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Subsampled, describe
+from .representations import MechanismSyntax, all_syntax, gaussian_log_delta, pure_epsilon
 
 __all__ = [
     "laplace_scale",
@@ -58,9 +59,6 @@ __all__ = [
     "SolveResult",
 ]
 
-_ULP = 2.0**-52
-_UP = 1.0 + 16.0 * _ULP
-
 #: names accepted by :func:`gaussian_sigma` ``bound=``, with each one's validity range
 GAUSSIAN_BOUNDS: dict[str, str] = {
     "analytic": "exact (Balle and Wang 2018, Thm 8 profile, inverted numerically); any epsilon > 0",
@@ -71,10 +69,6 @@ GAUSSIAN_BOUNDS: dict[str, str] = {
     "6.84": "blog Claim 9, (6.84); any epsilon > 0",
     "dwork-roth-a1": "Dwork and Roth Thm A.1 as the blog states it; 0 < epsilon <= 1",
 }
-
-
-def _up(x: float) -> float:
-    return x * _UP
 
 
 # ---------------------------------------------------------------------------
@@ -153,7 +147,7 @@ def blog_gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) 
             f"Use the exact analytic Gaussian profile instead."
         )
     # below the double range the value is reported as the smallest positive double
-    return min(1.0, max(5e-324, _up(math.exp(-0.5 * t * t))))
+    return min(1.0, max(SMALLEST_SUBNORMAL, up(math.exp(-0.5 * t * t), 16)))
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0,
@@ -241,7 +235,7 @@ def _blog_bound(bound: str, epsilon: float, delta: float, s: float) -> float:
         raise InvalidParameterError(
             f"bound = {bound!r} is not one of {sorted(GAUSSIAN_BOUNDS)}."
         )
-    return _up(value * s)
+    return up(value * s, 16)
 
 
 def gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0,
@@ -394,33 +388,38 @@ class CalibrationResult:
         }
 
 
-_FAMILIES = {"laplace": ("scale", Laplace), "gaussian": ("sigma", Gaussian)}
+def _families() -> dict[str, MechanismSyntax]:
+    """The families calibrated by name: every registered syntax with a noise parameter."""
+    return {syn.name: syn for syn in all_syntax() if syn.noise is not None}
 
 
 def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
-                    scheme: str) -> tuple[Callable[[float], Mechanism], str, str | None]:
+                    scheme: str) -> tuple[Callable[[float], Mechanism], str, MechanismSyntax | None]:
+    families = _families()
+    syn: MechanismSyntax | None
     if isinstance(family, str):
         key = family.lower()
-        if key not in _FAMILIES:
+        if key not in families:
             raise InvalidParameterError(
-                f"family = {family!r} is not one of {sorted(_FAMILIES)}; or pass a callable "
+                f"family = {family!r} is not one of {sorted(families)}; or pass a callable "
                 f"parameter -> mechanism (more noise for a larger parameter)."
             )
-        pname, cls = _FAMILIES[key]
+        syn = families[key]
+        cls = syn.cls
         s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
 
         def base(p: float) -> Mechanism:
-            return cls(p, s)
+            return cls(p, s)  # the noise parameter first, then the sensitivity
 
-        kind: str | None = key
+        pname = syn.noise or "parameter"
     elif callable(family):
         if sensitivity is not None:
             raise InvalidParameterError(
-                "sensitivity applies to the 'laplace' and 'gaussian' families only; "
+                f"sensitivity applies to the named families ({', '.join(sorted(families))}) only; "
                 "build it into your factory instead."
             )
-        pname = {Laplace: "scale", Gaussian: "sigma"}.get(family, "parameter")
-        kind = {Laplace: "laplace", Gaussian: "gaussian"}.get(family)
+        syn = next((x for x in families.values() if x.cls is family), None)
+        pname = syn.noise if syn is not None and syn.noise else "parameter"
 
         def base(p: float) -> Mechanism:
             m = family(p)
@@ -431,29 +430,26 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
             return m
     else:
         raise UnsupportedMechanismError(
-            f"family = {family!r} is neither 'laplace', 'gaussian' nor a callable "
+            f"family = {family!r} is neither one of {sorted(families)} nor a callable "
             f"parameter -> mechanism."
         )
     if rate is None:
-        return base, pname, kind
+        return base, pname, syn
     if scheme not in SUBSAMPLING_SCHEMES:
         raise InvalidParameterError(f"scheme = {scheme!r} is not one of {SUBSAMPLING_SCHEMES}.")
 
     def make(p: float) -> Mechanism:
         return Subsampled(base(p), rate, scheme)
 
-    return make, pname, kind
+    return make, pname, syn
 
 
-def _initial_guess(kind: str | None, epsilon: float, delta: float, count: int,
+def _initial_guess(syn: MechanismSyntax | None, epsilon: float, delta: float, count: int,
                    rate: float | None, s: float) -> float:
-    q = 1.0 if rate is None else rate
-    if kind == "gaussian" and delta > 0.0:
-        # k Gaussians compose to one with mu * sqrt(k); subsampling shrinks it about q-fold
-        return gaussian_sigma(epsilon, delta, s) * math.sqrt(count) * max(q, 1.0 / math.sqrt(count))
-    if kind == "laplace":
-        return s * max(1.0, math.sqrt(count) * q) / epsilon
-    return 1.0
+    """Where the search starts: the family's own guess (speed only; any start is valid)."""
+    if syn is None or syn.initial_guess is None:
+        return 1.0
+    return syn.initial_guess(epsilon, delta, count, rate, s)
 
 
 def _shrink(lo: float, hi: float, eps_of: Callable[[float], float], target: float,
@@ -630,7 +626,7 @@ def calibrate(
             raise InvalidParameterError(
                 "count, rate and sensitivity apply to single-mechanism families; a factory "
                 "returns the whole composition (put counts and sampling in its list).")
-        pname, kind, direction = "parameter", None, more_private or "auto"
+        pname, direction = "parameter", more_private or "auto"
 
         def items_of(p: float) -> list[tuple[Mechanism, int]]:
             try:
@@ -650,19 +646,20 @@ def calibrate(
         guess = 1.0 if lo_limit <= 1.0 <= hi_limit else math.sqrt(lo_limit * hi_limit)
         label = "the factory's composition (varying its parameter)"
     else:
-        make, pname, kind = _resolve_family(family, sensitivity, rate, scheme)
+        make, pname, syn = _resolve_family(family, sensitivity, rate, scheme)
         direction = more_private or "larger"
 
         def items_of(p: float) -> list[tuple[Mechanism, int]]:
             return [(make(int(p) if integer else p), count)]
 
         s = 1.0 if sensitivity is None else float(sensitivity)
-        guess = min(hi_limit, max(lo_limit, _initial_guess(kind, target, delta, count, rate, s)))
+        guess = min(hi_limit, max(lo_limit, _initial_guess(syn, target, delta, count, rate, s)))
         label = f"{count} x {describe(make(guess))} (varying its {pname})"
-        if kind == "gaussian" and delta == 0.0:
+        if syn is not None and delta == 0.0 and math.isinf(pure_epsilon(syn.cls(guess))):
             raise CalibrationError(
-                f"no sigma can meet (epsilon={target:g}, delta={delta:g}) for {label} under method "
-                f"{method!r}: a Gaussian mechanism is never (epsilon, 0)-DP; pass delta > 0 (e.g. 1e-6)."
+                f"no {pname} can meet (epsilon={target:g}, delta={delta:g}) for {label} under method "
+                f"{method!r}: a {syn.cls.__name__} mechanism is never (epsilon, 0)-DP; pass delta > 0 "
+                f"(e.g. 1e-6)."
             )
     if integer:
         guess = float(min(hi_limit, max(lo_limit, round(guess))))

@@ -35,6 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._numerics.rounding import MACHINE_EPSILON, SMALLEST_SUBNORMAL, next_up
 from ._validation import check_count, check_real
 from .errors import MethodNotApplicableError
 
@@ -52,14 +53,6 @@ __all__ = [
 ]
 
 
-_ULP = 2.0**-52
-_SMALLEST = 5e-324
-
-
-def _up(x: float, steps: int = 2) -> float:
-    for _ in range(steps):
-        x = math.nextafter(x, math.inf)
-    return x
 
 
 def _check_deviation(deviation) -> float:
@@ -87,11 +80,11 @@ def _gaussian_tail(deviation: float, sigma: float) -> float:
     if math.isinf(sigma):
         return 1.0
     ratio = deviation / sigma
-    exponent = -ratio * ratio / 2.0 * (1.0 - 4.0 * _ULP)
+    exponent = -ratio * ratio / 2.0 * (1.0 - 4.0 * MACHINE_EPSILON)
     value = math.exp(exponent)
     if value == 0.0:
-        return _SMALLEST  # positive, but below every double: the smallest one bounds it
-    return min(1.0, _up(value))
+        return SMALLEST_SUBNORMAL  # positive, but below every double: the smallest one bounds it
+    return min(1.0, next_up(value, 2))
 
 
 def _gaussian_deviation(probability: float, sigma: float) -> float:
@@ -109,8 +102,8 @@ def _gaussian_deviation(probability: float, sigma: float) -> float:
         return math.ulp(0.0)
     if probability == 0.0 or math.isinf(sigma):
         return math.inf
-    root = math.sqrt(-2.0 * math.log(probability)) * (1.0 + 8.0 * _ULP)
-    return _up(sigma * root)
+    root = math.sqrt(-2.0 * math.log(probability)) * (1.0 + 8.0 * MACHINE_EPSILON)
+    return next_up(sigma * root, 2)
 
 
 def _half_up(x: float) -> float:
@@ -128,7 +121,7 @@ def _check_k_a(k, a, a_name: str = "a") -> tuple[int, float]:
 
 def _sigma(k: int, a: float) -> float:
     """sqrt(k) * a (the square root of the variance proxy k a^2), rounded up."""
-    return _up(math.sqrt(k) * a) if a > 0.0 else 0.0
+    return next_up(math.sqrt(k) * a, 2) if a > 0.0 else 0.0
 
 
 def hoeffding_tail(deviation: float, *, k: int, a: float) -> float:
@@ -273,7 +266,7 @@ def hoeffding_lemma_log_mgf_bound(lam: float, *, lower: float, upper: float, mu:
     # a mean computed in floating point can land a few ulps outside [a, b] (e.g. a
     # weighted average of points of [a, b]); within 64 ulps of the magnitudes it is
     # taken as the nearest end (E[X] >= a always, so max(mu, a) is still an upper bound)
-    slack = 64.0 * _ULP * max(abs(a), abs(b)) + 5e-324
+    slack = 64.0 * MACHINE_EPSILON * max(abs(a), abs(b)) + SMALLEST_SUBNORMAL
     mu = check_real("mu", mu, low=a - slack,
                     remedy="mu bounds E[X] from above, and E[X] >= lower, so mu >= lower.")
     if lam < 0.0 and not mean_is_exact:
@@ -298,7 +291,7 @@ def hoeffding_lemma_log_mgf_bound(lam: float, *, lower: float, upper: float, mu:
         return math.inf
     # rounding: b - a, the products and the sum are each within an ulp of their
     # magnitudes; 8 ulps of |linear| + |quad| (not of the sum, which may cancel) cover them
-    return value + 8.0 * _ULP * (abs(linear) + abs(quad)) if value != 0.0 or quad != 0.0 else 0.0
+    return value + 8.0 * MACHINE_EPSILON * (abs(linear) + abs(quad)) if value != 0.0 or quad != 0.0 else 0.0
 
 
 def hoeffding_lemma_mgf_bound(lam: float, *, lower: float, upper: float, mu: float,
@@ -341,7 +334,7 @@ def hoeffding_lemma_mgf_bound(lam: float, *, lower: float, upper: float, mu: flo
                                               mean_is_exact=mean_is_exact)
     if log_bound > 709.0:
         return math.inf
-    return _up(math.exp(log_bound))
+    return next_up(math.exp(log_bound), 2)
 
 
 def _check_differences(c: Sequence[float]) -> float:
@@ -363,7 +356,7 @@ def _check_differences(c: Sequence[float]) -> float:
     # each (c_i / scale)^2 is within 2 ulps, fsum adds one, sqrt and the product one
     # each: 8 ulps of relative margin (terms that underflow are below an ulp of the sum)
     ssq = math.fsum(((arr / scale) ** 2).tolist())
-    return _up(scale * math.sqrt(ssq) * (1.0 + 8.0 * _ULP))
+    return next_up(scale * math.sqrt(ssq) * (1.0 + 8.0 * MACHINE_EPSILON), 2)
 
 
 def azuma_bounded_differences_tail(deviation: float, c: Sequence[float]) -> float:

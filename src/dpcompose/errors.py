@@ -12,6 +12,10 @@ errors form a small hierarchy so callers can catch exactly what they expect:
   dpcompose mechanism, or a mechanism a representation has no rule for.
 - :class:`CalibrationError` (also a ``RuntimeError``): no parameter in the searched
   range meets the target.
+- :class:`NoRuleError`: a representation (a rule of :mod:`dpcompose.representations`,
+  e.g. the dominating pair or the Renyi curve) is not registered for a mechanism. It is
+  both a :class:`MethodNotApplicableError` (a method that needs the rule refuses, and
+  ``method="auto"`` moves on) and an :class:`UnsupportedMechanismError`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ __all__ = [
     "MethodNotApplicableError",
     "UnsupportedMechanismError",
     "CalibrationError",
+    "NoRuleError",
 ]
 
 
@@ -43,3 +48,17 @@ class UnsupportedMechanismError(DPComposeError, TypeError):
 
 class CalibrationError(DPComposeError, RuntimeError):
     """Calibration found no parameter in the searched range that meets the target."""
+
+
+class NoRuleError(MethodNotApplicableError, UnsupportedMechanismError):
+    """A mechanism has no registered rule for a representation (see :mod:`dpcompose.representations`).
+
+    Attributes:
+        rule: the representation asked for (e.g. ``"dominating_pair"``).
+        mechanism: the mechanism it was asked for.
+    """
+
+    def __init__(self, message: str, *, rule: str = "", mechanism: object = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.mechanism = mechanism

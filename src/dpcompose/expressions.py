@@ -17,18 +17,13 @@ Grammar (whitespace is ignored between tokens)::
     times      := "x" | "*" | "×"
     count      := a whole number (1000, 10_000 or 1e6)
 
-Mechanisms and their parameters (in positional order):
+Mechanisms and their parameters (in positional order) are those the mechanism families
+register (:func:`dpcompose.representations.all_syntax`; :func:`syntax_table` renders
+them, and ``docs/plans.md`` lists them), e.g.::
 
-=====================================  =============================  ==================
-expression name (aliases)              parameters                     dpcompose class
-=====================================  =============================  ==================
-``laplace``                            ``scale``, ``sensitivity=1``   :class:`Laplace`
-``gaussian``                           ``sigma``, ``sensitivity=1``   :class:`Gaussian`
-``pure`` (``puredp``, ``pure_dp``)     ``epsilon``                    :class:`PureDP`
-``approx`` (``approxdp``, ``approx_dp``)  ``epsilon``, ``delta``      :class:`ApproxDP`
-``rr`` (``randomized_response``)       ``epsilon``                    :class:`RandomizedResponse`
-``exponential``                        ``epsilon``                    :class:`Exponential`
-=====================================  =============================  ==================
+    laplace(scale, sensitivity=1)      gaussian(sigma, sensitivity=1)
+    pure(epsilon)                      approx(epsilon, delta)
+    rr(epsilon)                        exponential(epsilon)
 
 Numbers may be written ``20``, ``0.1``, ``1e-6`` or ``inf`` (where the parameter
 allows it). A mechanism may leave out a required parameter (``gaussian x 14062``);
@@ -50,16 +45,8 @@ from typing import Iterable
 from ._arith import FUNCTIONS, RESERVED, ArithError, BinOp, Call, Expr, Neg, Num, Var
 from ._validation import lost_in_conversion
 from .errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
-from .mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-)
+from .mechanisms import Mechanism, Subsampled
+from .representations import MechanismSyntax, all_syntax, syntax_named, syntax_of
 
 __all__ = [
     "ExpressionError",
@@ -76,32 +63,13 @@ __all__ = [
     "count_variables",
     "bind",
     "MECHANISM_SYNTAX",
+    "syntax_table",
 ]
 
 
-@dataclass(frozen=True)
-class _Kind:
-    name: str
-    cls: type
-    params: tuple[str, ...]
-    required: tuple[str, ...]
-
-
-MECHANISM_SYNTAX: dict[str, _Kind] = {
-    "laplace": _Kind("laplace", Laplace, ("scale", "sensitivity"), ("scale",)),
-    "gaussian": _Kind("gaussian", Gaussian, ("sigma", "sensitivity"), ("sigma",)),
-    "pure": _Kind("pure", PureDP, ("epsilon",), ("epsilon",)),
-    "approx": _Kind("approx", ApproxDP, ("epsilon", "delta"), ("epsilon", "delta")),
-    "rr": _Kind("rr", RandomizedResponse, ("epsilon",), ("epsilon",)),
-    "exponential": _Kind("exponential", Exponential, ("epsilon",), ("epsilon",)),
-}
-_ALIASES = {
-    "laplace": "laplace", "gaussian": "gaussian", "pure": "pure", "puredp": "pure",
-    "pure_dp": "pure", "approx": "approx", "approxdp": "approx", "approx_dp": "approx",
-    "rr": "rr", "randomized_response": "rr", "randomizedresponse": "rr",
-    "exponential": "exponential",
-}
-_CLASS_TO_KIND = {k.cls: k for k in MECHANISM_SYNTAX.values()}
+#: expression name -> syntax, derived from the mechanism families
+#: (:mod:`dpcompose.representations.syntax`; aliases resolve through ``syntax_named``)
+MECHANISM_SYNTAX: dict[str, MechanismSyntax] = {s.name: s for s in all_syntax()}
 _SAMPLERS = {"poisson": "poisson", "without_replacement": "without_replacement", "wor": "without_replacement"}
 
 
@@ -392,7 +360,8 @@ class _Parser:
         name_tok = self.tok
         if name_tok.kind != "name":
             raise self.fail("a mechanism name (" + ", ".join(MECHANISM_SYNTAX) + ")")
-        key = _ALIASES.get(name_tok.text.lower())
+        found = syntax_named(name_tok.text)
+        key = found.name if found is not None else None
         if key is None:
             raise ExpressionError(
                 f"cannot parse mechanism expression at position {name_tok.pos}: unknown mechanism "
@@ -571,9 +540,7 @@ def term_of(mechanism: Mechanism, count: int = 1) -> Term:
     if isinstance(mechanism, Subsampled):
         sampling = (mechanism.scheme, float(mechanism.rate))
         mechanism = mechanism.mechanism
-    kind = _CLASS_TO_KIND.get(type(mechanism))
-    if kind is None:
-        raise UnsupportedMechanismError(f"no expression syntax for {mechanism!r}")
+    kind = syntax_of(type(mechanism))  # NoRuleError (an UnsupportedMechanismError) if none
     params = tuple((p, float(getattr(mechanism, p))) for p in kind.params)
     return Term(kind.name, params, count, sampling)
 
@@ -581,3 +548,13 @@ def term_of(mechanism: Mechanism, count: int = 1) -> Term:
 def format_mechanism(mechanism: Mechanism, count: int = 1) -> str:
     """Expression text for a mechanism, e.g. ``laplace(scale=20, sensitivity=1) x 500``."""
     return format_term(term_of(mechanism, count))
+
+
+def syntax_table() -> str:
+    """The registered mechanisms as text: ``name(parameters)``, aliases and class, one per line."""
+    lines = []
+    for syn in all_syntax():
+        params = ", ".join(p.name if p.default is None else f"{p.name}={p.default:g}" for p in syn.parameters)
+        alias = f" (also {', '.join(syn.aliases)})" if syn.aliases else ""
+        lines.append(f"{syn.name}({params}){alias}: {syn.cls.__name__}")
+    return "\n".join(lines)

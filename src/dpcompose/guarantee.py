@@ -53,7 +53,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ._version import __version__
-from ._numerics import invert_delta_to_epsilon, invert_epsilon_to_delta
+from ._numerics.inversion import invert_delta_to_epsilon, invert_epsilon_to_delta
 from ._validation import check_delta, check_epsilon
 
 __all__ = ["Guarantee", "tightest", "worst_case", "perfect_privacy", "REFERENCE_DELTA",

@@ -38,14 +38,16 @@ from pydantic import (
     StrictInt,
     Tag,
     ValidationError,
+    create_model,
     model_validator,
 )
 
 from ._validation import lost_in_conversion
 from .errors import InvalidParameterError, UnsupportedMechanismError
-from .expressions import ExpressionError, Term, format_term, parse
+from .expressions import MECHANISM_SYNTAX, ExpressionError, Term, format_term, parse
 from .expressions import bind as _bind
 from .mechanisms import Mechanism
+from .representations import MechanismSyntax, all_syntax
 
 __all__ = [
     "PlanError",
@@ -109,52 +111,21 @@ class _MechBase(BaseModel):
     sampling: SamplingSpec | None = Field(None, description="optional subsampling")
 
 
-class LaplaceSpec(_MechBase):
-    """Laplace noise of the given scale on a query of the given L1 sensitivity."""
-
-    type: Literal["laplace"]
-    scale: float = Field(gt=0, allow_inf_nan=False, description="noise scale b > 0")
-    sensitivity: float = Field(1.0, gt=0, allow_inf_nan=False, description="L1 sensitivity > 0")
-
-
-class GaussianSpec(_MechBase):
-    """Gaussian noise of standard deviation sigma on a query of the given L2 sensitivity."""
-
-    type: Literal["gaussian"]
-    sigma: float = Field(gt=0, allow_inf_nan=False, description="noise standard deviation > 0")
-    sensitivity: float = Field(1.0, gt=0, allow_inf_nan=False, description="L2 sensitivity > 0")
+def _spec_model(syn: MechanismSyntax) -> type[_MechBase]:
+    """The plan table model of one mechanism, from its registered syntax (``type = "name"``)."""
+    fields: dict[str, Any] = {"type": (Literal[syn.name], ...)}  # type: ignore[valid-type]
+    for p in syn.parameters:
+        bounds: dict[str, Any] = {k: v for k, v in (("gt", p.gt), ("ge", p.ge), ("lt", p.lt)) if v is not None}
+        default = ... if p.default is None else p.default
+        fields[p.name] = (float, Field(default, allow_inf_nan=False, description=p.description, **bounds))
+    return create_model(syn.spec_name, __base__=_MechBase, __doc__=syn.summary, __module__=__name__,
+                        **fields)
 
 
-class PureSpec(_MechBase):
-    """Any epsilon-DP mechanism."""
-
-    type: Literal["pure"]
-    epsilon: float = Field(ge=0, allow_inf_nan=False, description="epsilon >= 0")
-
-
-class ApproxSpec(_MechBase):
-    """Any (epsilon, delta)-DP mechanism."""
-
-    type: Literal["approx"]
-    epsilon: float = Field(ge=0, allow_inf_nan=False, description="epsilon >= 0")
-    delta: float = Field(ge=0, lt=1, allow_inf_nan=False, description="delta in [0, 1)")
-
-
-class RRSpec(_MechBase):
-    """Binary randomized response."""
-
-    type: Literal["rr"]
-    epsilon: float = Field(ge=0, allow_inf_nan=False, description="epsilon >= 0")
-
-
-class ExponentialSpec(_MechBase):
-    """The exponential mechanism."""
-
-    type: Literal["exponential"]
-    epsilon: float = Field(ge=0, allow_inf_nan=False, description="epsilon >= 0")
-
-
-_TABLE_TAGS = ("laplace", "gaussian", "pure", "approx", "rr", "exponential")
+#: the plan table model of each registered mechanism, by its ``type``
+#: (:func:`dpcompose.representations.all_syntax`: a new family needs no edit here)
+_SPECS: dict[str, type[_MechBase]] = {syn.name: _spec_model(syn) for syn in all_syntax()}
+_TABLE_TAGS = tuple(_SPECS)
 
 
 def _mech_tag(v: Any) -> str | None:
@@ -168,22 +139,15 @@ def _mech_tag(v: Any) -> str | None:
     return None
 
 
-MechanismSpec = Annotated[
-    Union[
-        Annotated[str, Tag("expression")],
-        Annotated[LaplaceSpec, Tag("laplace")],
-        Annotated[GaussianSpec, Tag("gaussian")],
-        Annotated[PureSpec, Tag("pure")],
-        Annotated[ApproxSpec, Tag("approx")],
-        Annotated[RRSpec, Tag("rr")],
-        Annotated[ExponentialSpec, Tag("exponential")],
-    ],
+MechanismSpec = Annotated[  # type: ignore[valid-type]  # built from the registered syntax
+    Union[tuple([Annotated[str, Tag("expression")]]  # type: ignore[misc]
+                + [Annotated[model, Tag(tag)] for tag, model in _SPECS.items()])],
     Discriminator(
         _mech_tag,
         custom_error_type="mechanism_kind",
         custom_error_message=(
             "a mechanism is an expression string such as \"laplace(scale=20)\" or a table with "
-            "type = one of laplace, gaussian, pure, approx, rr, exponential"
+            "type = one of " + ", ".join(_TABLE_TAGS)
         ),
     ),
 ]
@@ -203,7 +167,7 @@ class InvocationSpec(BaseModel):
     """A mechanism run ``count`` times on each database of a group."""
 
     model_config = _STRICT
-    mechanism: MechanismSpec = Field(description="expression string or mechanism table")
+    mechanism: MechanismSpec = Field(description="expression string or mechanism table")  # type: ignore[valid-type]
     database: str | None = Field(None, description="name of a [[databases]] entry; "
                                  "omitted: every run is on its own database (classic composition)")
     count: int = Field(1, ge=1, le=10**12, description="runs per database")
@@ -403,11 +367,8 @@ class Plan:
 
 
 _REMEDIES = {
-    "scale": "the noise scale b must be a finite number > 0, e.g. scale = 20",
-    "sigma": "the noise standard deviation must be a finite number > 0, e.g. sigma = 1.1",
-    "sensitivity": "the sensitivity must be a finite number > 0 (default 1)",
-    "epsilon": "epsilon is a finite, non-negative privacy-loss bound, e.g. epsilon = 0.1",
-    "delta": "delta is a probability in [0, 1); typical values are 1e-5 to 1e-10",
+    # each mechanism parameter's remedy, from the registered syntax (the first family wins)
+    **{p.name: p.remedy for syn in reversed(all_syntax()) for p in syn.parameters},
     "deltas": "each delta is a probability strictly between 0 and 1, e.g. deltas = [1e-6]",
     "epsilons": "each epsilon is a finite number >= 0, e.g. epsilons = [1.0]",
     "rate": "the sampling rate is a probability in (0, 1], e.g. rate = 0.004",
@@ -441,8 +402,7 @@ def _path(loc: tuple[Any, ...]) -> str:
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model at ``loc`` (for 'unknown key' messages)."""
     model: Any = PlanSpec
-    tag_models = {"laplace": LaplaceSpec, "gaussian": GaussianSpec, "pure": PureSpec,
-                  "approx": ApproxSpec, "rr": RRSpec, "exponential": ExponentialSpec}
+    tag_models = _SPECS
     for part in loc:
         if isinstance(part, int):
             continue
@@ -564,8 +524,7 @@ def _parse_float(text: str) -> float:
 
 
 def _term_from_table(spec: Any) -> Term:
-    params = {k: getattr(spec, k) for k in ("scale", "sigma", "sensitivity", "epsilon", "delta")
-              if k in type(spec).model_fields}
+    params = {k: getattr(spec, k) for k in MECHANISM_SYNTAX[spec.type].params}
     sampling = (spec.sampling.scheme, spec.sampling.rate) if spec.sampling is not None else None
     return Term(spec.type, tuple((k, float(v)) for k, v in params.items()), 1, sampling)
 

@@ -157,28 +157,22 @@ class Report:
         return None
 
 
-#: options a report uses for a method when the plan gives none for it. Empty: every
-#: method runs with its library defaults, so a report row equals ``compose(...,
-#: method=m)``. (pld once had a fixed grid h = 1e-4 here; its default grid is sized and
-#: aligned from the input and is faster, while the fixed grid's FFT error swamped small
-#: deltas: 50 x 0.5-DP at delta 1e-10 showed 25.0, simple composition, for 23.956.)
-REPORT_DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {}
-
-
 def report_options(options: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
-    """Per-method options for a report: the caller's, else :data:`REPORT_DEFAULT_OPTIONS`
-    (only the keys the registered method accepts)."""
-    from .compose import _REGISTRY, _load
+    """Per-method options for a report: the caller's, else each method's registered
+    ``report_defaults`` (:class:`~dpcompose.methods.registry.MethodInfo`; only keys the
+    method accepts).
 
-    _load()
+    Every method registers none today, so a report row equals ``compose(...,
+    method=m)``. (pld once had a fixed grid h = 1e-4 here; its default grid is sized and
+    aligned from the input and is faster, while the fixed grid's FFT error swamped small
+    deltas: 50 x 0.5-DP at delta 1e-10 showed 25.0, simple composition, for 23.956.)
+    """
+    from .methods.registry import registered_methods
+
     out = {k: dict(v) for k, v in (options or {}).items()}
-    for method, defaults in REPORT_DEFAULT_OPTIONS.items():
-        reg = _REGISTRY.get(method)
-        if method in out or reg is None:
-            continue
-        accepted = {k: v for k, v in defaults.items() if k in reg.options}
-        if accepted:
-            out[method] = accepted
+    for info in registered_methods():
+        if info.name not in out and info.report_defaults:
+            out[info.name] = dict(info.report_defaults)
     return out
 
 

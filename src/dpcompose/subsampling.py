@@ -64,7 +64,8 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
-from ._numerics import log_sub_exp
+from ._numerics.logspace import log_sub_exp
+from ._numerics.rounding import SMALLEST_SUBNORMAL, down, up_strict
 from ._validation import check_delta, check_epsilon, check_probability
 from .errors import InvalidParameterError, MethodNotApplicableError
 
@@ -83,11 +84,6 @@ SCHEME_RELATIONS = {
     "poisson": "add/remove one record",
     "without_replacement": "substitution of one record",
 }
-
-_ULP = 2.0**-52
-_UP = 1.0 + 8.0 * _ULP
-_DOWN = 1.0 - 8.0 * _ULP
-
 
 def _check_scheme(scheme: str) -> None:
     if scheme not in SCHEME_RELATIONS:
@@ -146,12 +142,6 @@ def composition_relation(mechanisms: Iterable[object]) -> str | None:
     return SCHEME_RELATIONS[next(iter(found))] if found else None
 
 
-def _round_up(x: float) -> float:
-    if x <= 0.0 or math.isinf(x):
-        return x
-    return max(x * _UP, math.nextafter(x, math.inf))
-
-
 def amplified_epsilon(epsilon: float, rate: float) -> float:
     r"""The amplified epsilon :math:`\log(1 + q(e^{\varepsilon} - 1))`, rounded up.
 
@@ -184,9 +174,9 @@ def amplified_epsilon(epsilon: float, rate: float) -> float:
     else:
         value = math.log(q) + epsilon + math.log1p((1.0 - q) / q * math.exp(-epsilon))
     if value <= 0.0:  # underflow: the true value is positive but below the double range
-        value = 5e-324
+        value = SMALLEST_SUBNORMAL
     # log(1 + q(e^eps - 1)) <= eps always: the cap only undoes rounding
-    return min(epsilon, _round_up(value))
+    return min(epsilon, up_strict(value, 8))
 
 
 def deamplified_epsilon(epsilon_prime: float, rate: float) -> float:
@@ -230,7 +220,7 @@ def amplified_pair(epsilon: float, delta: float, rate: float, scheme: str = "poi
     _check_scheme(scheme)
     delta = check_delta("delta", delta)
     eps_prime = amplified_epsilon(epsilon, rate)
-    return eps_prime, _round_up(rate * delta)
+    return eps_prime, up_strict(rate * delta, 8)
 
 
 def amplified_profile(profile: Callable[[float], float], rate: float, scheme: str = "poisson") -> Callable[[float], float]:
@@ -263,7 +253,7 @@ def amplified_profile(profile: Callable[[float], float], rate: float, scheme: st
     def amplified(e: float) -> float:
         inner = deamplified_epsilon(e, q)
         if 0.0 < inner < math.inf:
-            inner *= _DOWN  # a smaller inner epsilon gives a larger (safe) delta
-        return min(1.0, _round_up(q * profile(inner)))
+            inner = down(inner, 8)  # a smaller inner epsilon gives a larger (safe) delta
+        return min(1.0, up_strict(q * profile(inner), 8))
 
     return amplified

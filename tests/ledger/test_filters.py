@@ -26,7 +26,7 @@ from dpcompose.ledger.currencies import (  # noqa: E402
     create_currency,
     gdp_mu_of_pure,
 )
-from dpcompose.rdp import DEFAULT_ORDERS as DENSE_ORDERS  # noqa: E402
+from dpcompose.methods.rdp import DEFAULT_ORDERS as DENSE_ORDERS  # noqa: E402
 from oracles import gaussian_delta_mp  # noqa: E402
 from oracles.filters import (  # noqa: E402
     bs_epsilon_mp,

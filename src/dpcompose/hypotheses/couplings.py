@@ -59,6 +59,7 @@ from typing import Any, Callable, Hashable, Sequence
 import numpy as np
 from scipy.optimize import linprog
 
+from .._numerics.rounding import MACHINE_EPSILON
 from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee
 from .hypothesis import BVector, Hypothesis
@@ -223,7 +224,7 @@ def coupling_margin(plan_rows: np.ndarray, plan_cols: np.ndarray, weights: np.nd
     a = np.bincount(plan_rows, weights=weights, minlength=len(p))
     b = np.bincount(plan_cols, weights=weights, minlength=len(q))
     n = len(weights) + len(p) + len(q)
-    return float(2.0 * (np.sum(np.abs(a - p)) + np.sum(np.abs(b - q))) + 8.0 * n * np.finfo(float).eps)
+    return float(2.0 * (np.sum(np.abs(a - p)) + np.sum(np.abs(b - q))) + 8.0 * n * MACHINE_EPSILON)
 
 
 # ---------------------------------------------------------------------------------
@@ -239,7 +240,6 @@ REFERENCE_DELTAS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 1e-10, 1e-12, 1e-1
 #: a sparse coupling: (row indices, column indices, weights)
 Plan = tuple[np.ndarray, np.ndarray, np.ndarray]
 
-_U = float(np.finfo(float).eps)
 
 
 def grid_size(support_pairs: int) -> int:
@@ -374,7 +374,7 @@ def family_guarantee(name: str, plans: Sequence[Plan], costs: PairCosts, p: np.n
     for rows, cols, w in plans:
         ks = np.array([costs.index(costs.s0[i][0], costs.s1[j][0]) for i, j in zip(rows, cols)], dtype=np.int64)
         margin = coupling_margin(rows, cols, w, p, q)
-        prepared.append((ks, w, margin, 1.0 + 4.0 * (len(w) + 2) * _U))
+        prepared.append((ks, w, margin, 1.0 + 4.0 * (len(w) + 2) * MACHINE_EPSILON))
 
     def delta_upper(e: float) -> float:
         best = 1.0

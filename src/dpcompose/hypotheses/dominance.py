@@ -27,6 +27,9 @@ regions, ``C(1000, 365)`` for the hospitals). Two facts shrink them exactly:
    ``Subsampled(M, q, scheme)``  M's parameter, for one ``(q, scheme)`` and M's family
    ============================  ==================================================
 
+   Each family states its order (these rows and any new family's) in its
+   representations file, with the rule :data:`~dpcompose.representations.dominance_key`.
+
    A database :math:`A` dominates :math:`B` when :math:`B`'s mechanisms can be matched one
    to one into dominating mechanisms of :math:`A`. For a totally ordered family this is
    the threshold test :math:`N_A(\ge t) \ge N_B(\ge t)` for every parameter value
@@ -64,17 +67,9 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Sequence
 
 from ..compose import Groups
-from ..mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-    describe,
-)
+from ..errors import NoRuleError
+from ..mechanisms import Mechanism, describe
+from ..representations import dominance_key
 
 __all__ = [
     "unit_params",
@@ -91,23 +86,16 @@ UnitKey = tuple[str, float]
 
 
 def unit_params(m: Mechanism) -> tuple[str, tuple[float, ...]] | None:
-    """``(family, parameters)``: within a family, larger parameters (all of them) dominate."""
-    if isinstance(m, Laplace):
-        return ("laplace", (m.epsilon,))
-    if isinstance(m, Gaussian):
-        return ("gaussian", (m.mu,))
-    if isinstance(m, (PureDP, RandomizedResponse)):
-        return ("pure", (m.epsilon,))
-    if isinstance(m, Exponential):
-        return ("exponential", (m.epsilon,))
-    if isinstance(m, ApproxDP):
-        return ("approx", (m.epsilon, m.delta))
-    if isinstance(m, Subsampled):
-        inner = unit_params(m.mechanism)
-        if inner is None:
-            return None
-        return (f"subsampled:{m.scheme}:{m.rate!r}:{inner[0]}", inner[1])
-    return None  # unknown: equal mechanisms only
+    """``(family, parameters)``: within a family, larger parameters (all of them) dominate.
+
+    Read from the mechanism family's :data:`~dpcompose.representations.dominance_key`
+    rule; a mechanism whose family registered none is matched only to equal mechanisms.
+    """
+    try:
+        key = dominance_key(m)
+    except NoRuleError:
+        return None  # no order claimed: equal mechanisms only
+    return (key.family, key.params)
 
 
 def _leq(a: tuple[float, ...], b: tuple[float, ...]) -> bool:

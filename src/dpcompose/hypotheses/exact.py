@@ -1,21 +1,10 @@
-r"""Exact hockey-stick divergences for products of finite-output pairs.
+r"""Exact hockey-stick divergences for products of finite dominating pairs (hypothesis DP).
 
-Randomized response, :math:`\varepsilon`-DP (its worst case is randomized response) and
-:math:`(\varepsilon, \delta)`-DP (its dominating pair of Kairouz, Oh and Viswanath,
-"The Composition Theorem for Differential Privacy") have finite dominating pairs. A
-product of such pairs, and mixtures of the two members of a pair (a database whose
-membership bit is random), are handled exactly: atoms are merged only when their
-privacy loss agrees to about 1e-12 (the likelihood ratio is a sufficient statistic for
-any mixture of the pair, so merging only blurs the loss values). Atom counts grow
-with the number of distinct loss values, not with the number of outputs.
-
-:class:`LossAtoms` holds ``(log P, log Q)`` per merged loss value and a ``width``: a
-bound on how far the loss of any original atom can be from the loss of the atom it
-was merged into (merging rounds, floating-point sums, and mixtures, whose log-ratio is
-1-Lipschitz in the loss, all add to it). Since an atom of loss at most :math:`L + w`
-has :math:`(p - \gamma q)_+ \le p(1 - \gamma e^{-(L + w)})_+`,
-:math:`H_\gamma \le \tilde H_{\gamma e^{-w}}` and :math:`H_\gamma \ge \tilde H_{\gamma e^{w}}`:
-:meth:`LossAtoms.hockey_upper` and :meth:`LossAtoms.hockey_lower` are certified.
+The finite pairs themselves, and :class:`~dpcompose.representations.finite.LossAtoms`
+(log-space tables merged by privacy loss, with certified hockey-stick bounds), are in
+:mod:`dpcompose.representations.finite`: any mechanism whose dominating pair is a finite
+table attained by it (randomized response, epsilon-DP and (epsilon, delta)-DP
+descriptions, the discrete Laplace mechanism) is enumerated exactly.
 
 On top of them: :func:`finite_atoms` (the exact pair of a composed release),
 :func:`atoms_guarantee` (a Guarantee from enumerated pairs, with a rounding margin) and
@@ -26,176 +15,18 @@ priors are in :mod:`.priors`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..compose import Groups
-from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee
-from ..mechanisms import ApproxDP, Mechanism, PureDP, RandomizedResponse
+from ..representations.finite import MAX_ATOMS, LossAtoms, finite_pair, has_finite_pair
 
 __all__ = ["LossAtoms", "finite_pair", "has_finite_pair", "finite_atoms", "finite_estimate", "atoms_guarantee",
            "mix", "MAX_ATOMS", "SAFETY"]
 
-#: the largest number of atoms an exact computation may hold
-MAX_ATOMS = 2_000_000
 #: relative margin added to exact upper bounds (and removed from lower bounds) for rounding
 SAFETY = 1e-11
-
-_KEY_SCALE = 1e12
-_MERGE_WIDTH = 1.0 / _KEY_SCALE  # atoms merged under one key differ by less than this
-_ULP = 4.0 * np.finfo(float).eps
-_INF_KEY = np.int64(2 ** 62)
-_SMALLEST = 5e-324
-
-
-def _softplus(x: float) -> float:
-    """log(1 + e^x) without overflow."""
-    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
-
-
-def _segment_logsumexp(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """logsumexp over the consecutive segments of x that begin at ``starts``."""
-    m = np.maximum.reduceat(x, starts)
-    safe = np.where(np.isneginf(m), 0.0, m)
-    seg = np.repeat(np.arange(len(starts)), np.diff(np.concatenate([starts, [len(x)]])))
-    total = np.add.reduceat(np.exp(x - safe[seg]), starts)
-    with np.errstate(divide="ignore"):
-        return np.where(np.isneginf(m), -np.inf, safe + np.log(total))
-
-
-def _sum_exp(x: np.ndarray) -> float:
-    """sum(exp(x)) computed as exp(m) * sum(exp(x - m)) (no overflow; plain numpy, fast)."""
-    if x.size == 0:
-        return 0.0
-    m = float(np.max(x))
-    if m == -math.inf:
-        return 0.0
-    return math.exp(m) * float(np.sum(np.exp(x - m)))
-
-
-@dataclass(frozen=True)
-class LossAtoms:
-    """A pair of distributions (P, Q) on finitely many atoms, merged by privacy loss."""
-
-    logp: np.ndarray
-    logq: np.ndarray
-    width: float = 0.0
-
-    @staticmethod
-    def from_logs(logp: np.ndarray, logq: np.ndarray, width: float = 0.0) -> "LossAtoms":
-        logp = np.asarray(logp, dtype=float).ravel()
-        logq = np.asarray(logq, dtype=float).ravel()
-        keep = ~(np.isneginf(logp) & np.isneginf(logq))
-        logp, logq = logp[keep], logq[keep]
-        with np.errstate(invalid="ignore"):
-            llr = logp - logq
-        finite = np.where(np.isfinite(llr), llr, 0.0)
-        # floating-point error of the sums that produced these logs
-        width = width + _ULP * (1.0 + float(np.max(np.abs(finite), initial=0.0))) * 4.0
-        scaled = np.round(finite * _KEY_SCALE)
-        key = np.where(np.isposinf(llr), _INF_KEY, np.where(np.isneginf(llr), -_INF_KEY, scaled))
-        key = key.astype(np.int64)
-        uniq, inv = np.unique(key, return_inverse=True)
-        if len(uniq) == len(key):
-            return LossAtoms(logp, logq, width)
-        order = np.argsort(inv, kind="stable")
-        starts = np.concatenate([[0], np.flatnonzero(np.diff(inv[order])) + 1])
-        return LossAtoms(_segment_logsumexp(logp[order], starts), _segment_logsumexp(logq[order], starts),
-                         width + _MERGE_WIDTH)
-
-    def __len__(self) -> int:
-        return len(self.logp)
-
-    def product(self, other: "LossAtoms") -> "LossAtoms":
-        """The pair of product distributions (P x P', Q x Q'), merged by loss."""
-        if len(self) * len(other) > MAX_ATOMS:
-            raise MethodNotApplicableError(
-                f"exact enumeration needs {len(self) * len(other)} atoms (limit {MAX_ATOMS}); "
-                f"use a composition method instead."
-            )
-        return LossAtoms.from_logs(np.add.outer(self.logp, other.logp), np.add.outer(self.logq, other.logq),
-                                   self.width + other.width)
-
-    def power(self, k: int) -> "LossAtoms":
-        """The k-fold product (binary exponentiation, merging by loss at each step)."""
-        result = LossAtoms(np.array([0.0]), np.array([0.0]))
-        base = self
-        while k:
-            if k & 1:
-                result = result.product(base)
-            k >>= 1
-            if k:
-                base = base.product(base)
-        return result
-
-    def swap(self) -> "LossAtoms":
-        """The pair (Q, P)."""
-        return LossAtoms(self.logq, self.logp, self.width)
-
-    def hockey_upper(self, log_gamma: float) -> float:
-        """A certified upper bound on the divergence of the unmerged pair (see the module doc)."""
-        return self.hockey(log_gamma - self.width, upper=True)
-
-    def hockey_lower(self, log_gamma: float) -> float:
-        """A certified lower bound on the divergence of the unmerged pair."""
-        return self.hockey(log_gamma + self.width)
-
-    def hockey(self, log_gamma: float, upper: bool = False) -> float:
-        r""":math:`H_\gamma(P\|Q) = \sum (P - \gamma Q)_+` with :math:`\gamma = e^{\text{log\_gamma}}`.
-
-        ``upper``: a positive divergence that underflows is returned as the smallest
-        positive double (never 0), so it stays an upper bound.
-        """
-        if math.isinf(log_gamma):
-            terms = self.logp[np.isneginf(self.logq)]
-        else:
-            with np.errstate(invalid="ignore"):
-                llr = self.logp - self.logq
-            sel = llr > log_gamma
-            if not np.any(sel):
-                return 0.0
-            lp, lr = self.logp[sel], llr[sel]
-            with np.errstate(divide="ignore"):
-                terms = lp + np.log(-np.expm1(np.minimum(log_gamma - lr, 0.0)))
-        val = _sum_exp(terms)
-        if upper and val == 0.0 and np.any(np.isfinite(terms)):
-            val = _SMALLEST  # the truth is positive but below the smallest double
-        return min(1.0, val)
-
-
-def has_finite_pair(m: Mechanism) -> bool:
-    """Whether :func:`finite_pair` has an exact pair for this mechanism."""
-    return isinstance(m, (PureDP, RandomizedResponse, ApproxDP))
-
-
-def finite_pair(m: Mechanism) -> LossAtoms:
-    r"""The dominating pair (P = M(x'), Q = M(x)) of a pure / approximate DP description.
-
-    Randomized response with parameter :math:`\varepsilon`: P = (p, 1 - p), Q = (1 - p, p)
-    with :math:`p = e^\varepsilon/(1 + e^\varepsilon)`; for (eps, delta) the pair of
-    Kairouz, Oh and Viswanath: P = (delta, (1-delta) p, (1-delta)(1-p), 0), Q reversed.
-    Both are symmetric (swapping P and Q gives the same divergences), so the
-    orientation (add or remove) does not matter.
-    """
-    if isinstance(m, (PureDP, RandomizedResponse)):
-        eps, delta = m.epsilon, 0.0
-    elif isinstance(m, ApproxDP):
-        eps, delta = m.epsilon, m.delta
-    else:
-        raise MethodNotApplicableError(f"no finite dominating pair for {m!r}")
-    if math.isinf(eps):
-        lp = np.array([0.0, -np.inf])
-        lq = np.array([-np.inf, 0.0])
-    else:
-        lp = np.array([-_softplus(-eps), -_softplus(eps)])
-        lq = lp[::-1].copy()
-    if delta > 0.0:
-        l1d = math.log1p(-delta)
-        lp = np.concatenate([[math.log(delta)], lp + l1d, [-np.inf]])
-        lq = np.concatenate([[-np.inf], lq + l1d, [math.log(delta)]])
-    return LossAtoms.from_logs(lp, lq)
 
 
 def finite_atoms(groups: Groups) -> LossAtoms | None:

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
-from .._numerics import log_sub_exp
+from .._numerics.logspace import log_sub_exp
 from .._validation import check_count, check_delta, check_epsilon
 from ..compose import compose, normalize
 from ..errors import MethodNotApplicableError

@@ -9,6 +9,7 @@ import math
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
+from .._numerics.rounding import frac_up
 from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee, perfect_privacy
 from ..mechanisms import describe
@@ -17,12 +18,6 @@ from .membership import Membership, as_membership, check_neighbors
 from .release import Release
 
 __all__ = ["parallel_composition"]
-
-
-def _float_up(x: Fraction) -> float:
-    """The smallest double >= x (float() rounds to nearest, which may be below)."""
-    f = float(x)
-    return math.nextafter(f, math.inf) if Fraction(f) < x else f
 
 
 def parallel_composition(mechanisms: Iterable[Any], *, membership: Membership | None = None,
@@ -73,11 +68,11 @@ def parallel_composition(mechanisms: Iterable[Any], *, membership: Membership | 
                 total += c * Fraction(pair[0])
         totals.append(total)
     size = min(s.largest for s in constraint.difference_structure(release.n, neighbors))
-    max_eps = math.inf if infinite else _float_up(max(totals))
+    max_eps = math.inf if infinite else frac_up(max(totals))
     if size == 0 or max_eps == 0.0:
         eps = 0.0
     else:
-        eps = math.inf if infinite else _float_up(size * max(totals))
+        eps = math.inf if infinite else frac_up(size * max(totals))
     return Guarantee("parallel", delta_upper=pure_dp_profile(eps), epsilon_upper=lambda d: eps,
                      provenance={"symmetric_difference": size, "max_epsilon": max_eps,
                                  "neighbors": neighbors})

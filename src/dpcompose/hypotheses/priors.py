@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 from scipy.special import logsumexp
 
+from .._numerics.rounding import MACHINE_EPSILON
 from ..compose import Groups, normalize
 from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee, perfect_privacy
@@ -129,7 +130,7 @@ def _exact_uniform(release: Release) -> Guarantee:
     n = release.n
     log_km1 = n * math.log(2.0) + math.log1p(-math.exp(-n * math.log(2.0)))  # log(2^n - 1)
     pair = LossAtoms(total.logp - log_km1, total.logq,
-                     total.width + 8.0 * np.finfo(float).eps * (1.0 + log_km1))
+                     total.width + 8.0 * MACHINE_EPSILON * (1.0 + log_km1))
     return atoms_guarantee(pair, pair.swap(), "exact-uniform-prior",
                            {"coupling": "exact (uniform prior over the non-zero vectors; DESIGN note 3, "
                                         "P1 = (K P_h - P_0)/(K - 1) kept in a cancellation-free form)"})
@@ -186,7 +187,7 @@ def _uniform_formulas(n: int, h_forward: Callable[[float], float],
     """
 
     def safe(x: float) -> float:
-        return max(0.0, x - 8.0 * np.finfo(float).eps * (1.0 + abs(x)))
+        return max(0.0, x - 8.0 * MACHINE_EPSILON * (1.0 + abs(x)))
 
     ln2 = math.log(2.0)
     log_inv_k = -n * ln2                       # log(1/K)

@@ -28,8 +28,7 @@ from typing import Any, Sequence
 from ..compose import Groups
 from ..errors import DPComposeError
 from ..guarantee import Guarantee, perfect_privacy, tightest
-from ..mechanisms import Gaussian
-from ..representations import eps_delta_pair
+from ..representations import dominance_key, eps_delta_pair
 from ._results import caveats_of, max_guarantee, upper_only, with_caveats
 from .dominance import DatabaseClasses, UnitOrder, best_scored, class_candidates, dominates, dominating_release, \
     iter_product, merge
@@ -110,9 +109,10 @@ def _score(items: Groups) -> float:
             pair = None
         if pair is not None:
             s += c * min(pair[0], 1e300)
-        elif isinstance(m, Gaussian):
-            s += c * m.mu * 5.0
-        else:
+            continue
+        try:
+            s += c * dominance_key(m).size  # e.g. 5 mu for a Gaussian
+        except DPComposeError:  # heuristic only, as above
             s += c
     return s
 

@@ -47,8 +47,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .._numerics.rounding import down, up
 from .._validation import check_count, check_delta, check_epsilon, check_probability, check_real
 from ..errors import InvalidParameterError, UnsupportedMechanismError
+from ..representations import register_like
 from ..mechanisms import (
     ApproxDP,
     Exponential,
@@ -90,7 +92,11 @@ class KaryRandomizedResponse(Exponential):
 
     @classmethod
     def from_event(cls, p: float, k: int) -> "KaryRandomizedResponse":
-        return cls(math.log1p(k * (1.0 - p) / p) * (1.0 + 4 * 2.0 ** -52), p, k)
+        return cls(up(math.log1p(k * (1.0 - p) / p), 4), p, k)
+
+
+# accounted exactly as the epsilon-DP class Exponential (upper bounds only)
+register_like(KaryRandomizedResponse, Exponential)
 
 
 def _relation(neighbors: Any) -> str:
@@ -141,7 +147,7 @@ def _rr(event: Any, rel: str, path: str) -> Out:
         return [(PureDP(math.inf), 1)]
     if k == 2:
         # keep with probability 1 - p/2 = e^eps / (1 + e^eps): eps = log((2 - p) / p)
-        return [(RandomizedResponse(math.log1p(2.0 * (1.0 - p) / p) * (1.0 + 4 * 2.0 ** -52)), 1)]
+        return [(RandomizedResponse(up(math.log1p(2.0 * (1.0 - p) / p), 4)), 1)]
     return [(KaryRandomizedResponse.from_event(p, k), 1)]
 
 
@@ -179,7 +185,7 @@ def _one_on_sample(event: Any, rel: str, path: str) -> Mechanism | None:
         return inner[0][0]
     if all(type(m) is Gaussian for m, _ in inner):
         mu2 = sum(k * m.mu ** 2 for m, k in inner)
-        return Gaussian(1.0 / math.sqrt(mu2) * (1.0 - 4 * 2.0 ** -52))
+        return Gaussian(down(1.0 / math.sqrt(mu2), 4))
     raise UnsupportedMechanismError(
         f"{path}: several mechanisms on one sample are supported only when all are Gaussian "
         f"(they compose to one Gaussian); got {[type(m).__name__ for m, _ in inner]}. Sample "

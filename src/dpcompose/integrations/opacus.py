@@ -109,7 +109,7 @@ class DPComposeAccountant(IAccountant):
 
     References:
         Opacus, ``opacus.accountants.IAccountant``; the PLD references of
-        :mod:`dpcompose.pld`.
+        :mod:`dpcompose.methods.pld`.
     """
 
     def __init__(self, *, tolerance: float = 1e-4) -> None:

@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 from scipy.special import erfinv, ndtri_exp
 
+from .._numerics.rounding import next_down, next_up
 from ..errors import DPComposeError, MethodNotApplicableError
 from ..mechanisms import (
     ApproxDP,
@@ -78,13 +79,6 @@ def _refuse(currency: str, what: str, field: str = "mechanism") -> LedgerError:
         f"{_ALTERNATIVES[currency]}", field=field)
 
 
-def _margin_up(x: float, ulps: int = 8) -> float:
-    """x raised by ``ulps`` units in the last place (for a float computed with rounding)."""
-    for _ in range(ulps):
-        x = math.nextafter(x, math.inf)
-    return x
-
-
 def _written_floor(x: float) -> float:
     """The largest float not above the number as written (for float computations of limits)."""
     return exact.float_down(exact.param(x))
@@ -93,12 +87,6 @@ def _written_floor(x: float) -> float:
 def _written_ceil(x: float) -> float:
     """The smallest float not below the number as written."""
     return exact.float_up(exact.param(x))
-
-
-def _margin_down(x: float, ulps: int = 8) -> float:
-    for _ in range(ulps):
-        x = math.nextafter(x, -math.inf)
-    return x
 
 
 def _mul(k: int, d: Decimal) -> Decimal:
@@ -144,7 +132,7 @@ def approx_pair(m: Mechanism) -> tuple[Decimal, Decimal] | None:
         inner = m.mechanism
         if not math.isfinite(inner.epsilon):
             return None
-        eps, delta = amplified_pair(_written_ceil(inner.epsilon), min(_written_ceil(inner.delta), _margin_down(1.0, 1)),
+        eps, delta = amplified_pair(_written_ceil(inner.epsilon), min(_written_ceil(inner.delta), next_down(1.0, 1)),
                                     min(1.0, _written_ceil(m.rate)), m.scheme)
         return exact.up(eps), exact.up(delta)
     return None
@@ -176,7 +164,7 @@ def gdp_mu_of_pure(eps: Decimal) -> float | None:
         mu = -2.0 * float(ndtri_exp(-e - math.log1p(math.exp(-e))))
     if not math.isfinite(mu):
         return None
-    return _margin_up(mu * (1.0 + 1e-9))
+    return next_up(mu * (1.0 + 1e-9), 8)
 
 
 # ---------------------------------------------------------------------------
@@ -455,9 +443,9 @@ class Advanced(Currency):
         if not any(totals):
             return 0.0, 0.0  # nothing released: 0-DP
         s = exact.float_up(totals[0])
-        big_l = _margin_up(-math.log(self.params["delta_prime"]), 4)
-        eps = _margin_up(math.sqrt(_margin_up(2.0 * big_l * s)) + _margin_up(s / 2.0))
-        return eps, _margin_up(self.params["delta_prime"] + exact.float_up(totals[1]))
+        big_l = next_up(-math.log(self.params["delta_prime"]), 4)
+        eps = next_up(math.sqrt(next_up(2.0 * big_l * s, 8)) + next_up(s / 2.0, 8), 8)
+        return eps, next_up(self.params["delta_prime"] + exact.float_up(totals[1]), 8)
 
     def _remaining_delta(self, totals):
         # the delta limit (approx: delta; advanced: delta'') minus the delta charged, rounded down
@@ -505,7 +493,7 @@ class Zcdp(Currency):
     def spent(self, totals):
         rho = exact.float_up(totals[0])
         delta = _written_floor(self.delta)
-        bs = _margin_up(rho + 2.0 * math.sqrt(_margin_up(rho * -math.log(delta))), 8)  # Bun-Steinke Prop. 1.3
+        bs = next_up(rho + 2.0 * math.sqrt(next_up(rho * -math.log(delta), 8)), 8)  # Bun-Steinke Prop. 1.3
         return min(_zcdp_epsilon(rho, delta), bs), self.delta
 
 
@@ -521,8 +509,8 @@ def _zcdp_unit(m: Mechanism) -> Decimal | None:
 
 
 def _zcdp_epsilon(rho: float, delta: float) -> float:
-    from ..rdp import DEFAULT_ORDERS as dense
-    from ..rdp import rdp_to_epsilon
+    from ..methods.rdp import DEFAULT_ORDERS as dense
+    from ..methods.rdp import rdp_to_epsilon
 
     if rho == 0.0:
         return 0.0
@@ -571,7 +559,7 @@ class Gdp(Currency):
             raise LedgerError("the gdp currency needs delta > 0 to state an (epsilon, delta) "
                               "promise; pass e.g. delta=1e-6", field="delta")
         epsilon, delta = _written_floor(epsilon), _written_floor(delta)
-        log_d = _margin_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
+        log_d = next_down(math.log(delta), 2)  # log rounds to nearest: lowered, toward refusal
         mu = _largest(lambda u: u == 0.0 or gaussian_log_delta(u, epsilon) <= log_d, hi=1.0)
         mu_down = exact.down(mu)  # 20 digits, rounded down: mu^2 rounded down again (a limit)
         return (exact.DOWN.multiply(mu_down, mu_down),)
@@ -587,10 +575,10 @@ class Gdp(Currency):
     def spent(self, totals):
         from ..representations import gaussian_log_delta
 
-        mu = _margin_up(math.sqrt(exact.float_up(totals[0])))
+        mu = next_up(math.sqrt(exact.float_up(totals[0])), 8)
         if mu == 0.0:
             return 0.0, self.delta
-        log_d = _margin_down(math.log(_written_floor(self.delta)), 2)  # lowered: epsilon spent rounds up
+        log_d = next_down(math.log(_written_floor(self.delta)), 2)  # lowered: epsilon spent rounds up
         # the smallest epsilon with delta_mu(epsilon) <= delta, ending on the passing side
         lo, hi = 0.0, 1.0
         while gaussian_log_delta(mu, hi) > log_d:
@@ -623,7 +611,7 @@ def _gdp_unit(m: Mechanism) -> Decimal | None:
 class Rdp(Currency):
     r"""Renyi DP at a grid of orders fixed when the budget is created.
 
-    Costs: the charge's Renyi curve at each order (:func:`dpcompose.rdp.compose_rdp`,
+    Costs: the charge's Renyi curve at each order (:func:`dpcompose.methods.rdp.compose_rdp`,
     an upper bound), rounded up. With n orders, order alpha's limit is
     B(alpha) = epsilon - c(alpha), c(alpha) = log((alpha-1)/alpha) - (log(delta/n) + log alpha)/(alpha-1)
     (Canonne, Kamath and Steinke 2020, Prop. 12 at delta/n), and a charge is admitted
@@ -653,7 +641,7 @@ class Rdp(Currency):
     @classmethod
     def _limits(cls, epsilon, delta, params):
         grid = params["orders"]
-        share = _margin_down(_written_floor(delta) / len(grid), 1)  # a smaller delta share is the safe side
+        share = next_down(_written_floor(delta) / len(grid), 1)  # a smaller delta share is the safe side
         out = []
         for a in grid:
             c = _rdp_offset(a, share)
@@ -674,7 +662,7 @@ class Rdp(Currency):
         return tuple(f"rdp({a:g})" for a in self.orders)
 
     def cost(self, groups, delta_share):
-        from ..rdp import compose_rdp
+        from ..methods.rdp import compose_rdp
 
         _no_share(self.name, delta_share)
         try:
@@ -691,12 +679,12 @@ class Rdp(Currency):
     def spent(self, totals):
         if not any(totals):
             return 0.0, self.delta  # nothing released: 0-DP
-        share = _margin_down(_written_floor(self.delta) / len(self.orders), 1)
+        share = next_down(_written_floor(self.delta) / len(self.orders), 1)
         best = math.inf
         for a, t in zip(self.orders, totals):
             if t >= _INF_COST:
                 continue
-            best = min(best, _margin_up(exact.float_up(t) + _rdp_offset(a, share), 4))
+            best = min(best, next_up(exact.float_up(t) + _rdp_offset(a, share), 4))
         return max(0.0, best), self.delta
 
 
@@ -706,7 +694,7 @@ _INF_COST = exact.CAP
 
 def _rdp_offset(alpha: float, delta: float) -> float:
     """c(alpha) of CKS Prop. 12 (epsilon = tau + c), certified upper via rdp_to_epsilon at tau = 0."""
-    from ..rdp import rdp_to_epsilon
+    from ..methods.rdp import rdp_to_epsilon
 
     # rdp_to_epsilon rounds up and clamps at 0, so its value is >= c(alpha) either way
     return rdp_to_epsilon(np.asarray([alpha]), np.zeros(1), delta)[0]

@@ -1,6 +1,6 @@
 r"""One privacy loss distribution per invocation for sampling without replacement.
 
-Part of :mod:`dpcompose.pld` (see ``docs/theory.md``, "Sampling without replacement
+Part of :mod:`dpcompose.methods.pld` (see ``docs/theory.md``, "Sampling without replacement
 under substitution", for the statement and its proof in full).
 
 **The problem.** Under substitution neighbours, an invocation of ``Subsampled(M, q,
@@ -20,7 +20,7 @@ The privacy profile of a trade-off function is :math:`1 + f^*(-e^\varepsilon)`, 
 conjugate of the convex hull of a minimum is the maximum of the conjugates, so the
 profile of :math:`C_q(f)` is :math:`\max(\delta_{\mathrm{remove}}, \delta_{\mathrm{add}})`
 at every real :math:`\varepsilon`. For a *symmetric* inner pair (all pairs in
-:mod:`dpcompose._pld_discretize` are) the remove direction is the larger one for
+:mod:`dpcompose.methods.pld.discretize` are) the remove direction is the larger one for
 :math:`\varepsilon \ge 0`, and the add pair is the remove pair reversed, so the hull is
 the **symmetrization of the remove pair**: the symmetric pair whose profile equals
 :math:`\delta_{\mathrm{remove}}` for :math:`\varepsilon \ge 0`. Composition of such
@@ -44,7 +44,7 @@ of a product is an integral of one factor's profile with non-negative weights).
 Floating point: the mirrored masses are rounded up, :math:`S + T + r_\infty` is rounded
 down (so :math:`w_0` is rounded up), and the loss-evaluation slack :math:`s` of the
 remove direction (masses may sit up to :math:`s` below their true loss, see
-:class:`dpcompose._pld_arrays.GridPLD`) is carried over: shifting the remove measure up
+:class:`dpcompose.methods.pld.grid.GridPLD`) is carried over: shifting the remove measure up
 by :math:`s` and symmetrizing gives masses at or below those stored here shifted up by
 :math:`s`, with :math:`T` multiplied by :math:`e^{-s} \ge 1 - s`.
 """
@@ -55,12 +55,10 @@ import math
 
 import numpy as np
 
-from ._pld_discretize import Discretized
+from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
+from .discretize import Discretized
 
 __all__ = ["substitution_hull"]
-
-_U = 2.0 ** -53
-_TINY = 5e-324  # the smallest positive double: a positive mass that underflows keeps this
 
 
 def substitution_hull(remove: Discretized, h: float, slack: float) -> Discretized:
@@ -102,21 +100,21 @@ def substitution_hull(remove: Discretized, h: float, slack: float) -> Discretize
         # up and T rounded down
         loss = pos_idx.astype(float) * h
         raw = pos * np.exp(-loss)
-        rel = (18.0 + loss) * _U
+        rel = (18.0 + loss) * UNIT_ROUNDOFF
         j_pos = pos_idx > 0
-        up = np.where(pos > 0.0, np.maximum(raw * (1.0 + rel), _TINY), 0.0)
+        up = np.where(pos > 0.0, np.maximum(raw * (1.0 + rel), SMALLEST_SUBNORMAL), 0.0)
         out[top - pos_idx[j_pos]] += up[j_pos]
         # S and T rounded down (fsum is correctly rounded)
-        s_low = math.fsum(pos.tolist()) * (1.0 - 2 * _U)
-        t_low = math.fsum((raw * (1.0 - rel)).tolist()) * (1.0 - 2 * _U) - pos.size * _TINY
-        t_low = max(0.0, t_low) * (1.0 - slack - 4 * _U)  # e^{-s} >= 1 - s
+        s_low = math.fsum(pos.tolist()) * (1.0 - 2 * UNIT_ROUNDOFF)
+        t_low = math.fsum((raw * (1.0 - rel)).tolist()) * (1.0 - 2 * UNIT_ROUNDOFF) - pos.size * SMALLEST_SUBNORMAL
+        t_low = max(0.0, t_low) * (1.0 - slack - 4 * UNIT_ROUNDOFF)  # e^{-s} >= 1 - s
         zero = float(pos[0]) if pos_idx[0] == 0 else 0.0
     else:
         s_low = t_low = zero = 0.0
-    total_low = (s_low + t_low + remove.inf) * (1.0 - 4 * _U)
+    total_low = (s_low + t_low + remove.inf) * (1.0 - 4 * UNIT_ROUNDOFF)
     w0 = max(0.0, math.nextafter(1.0 - total_low, math.inf)) if total_low < 1.0 else 0.0
     # loss 0: the remove mass there, its mirror (at most itself) and w0, rounded up
-    out[top] = (zero + zero + w0) * (1.0 + 4 * _U)
+    out[top] = (zero + zero + w0) * (1.0 + 4 * UNIT_ROUNDOFF)
     nz = np.flatnonzero(out > 0.0)
     if nz.size == 0:
         return Discretized(0, np.zeros(0), remove.inf)

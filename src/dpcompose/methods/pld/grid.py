@@ -1,7 +1,7 @@
 r"""Discrete privacy loss distributions on a uniform grid: composition and queries.
 
-The second half of :mod:`dpcompose.pld`. A :class:`GridPLD` is a non-negative measure
-on the loss grid :math:`\{ih\}` (``p[j]`` at loss ``(start + j) h``) plus an atom at
+The second half of :mod:`dpcompose.methods.pld` (with :mod:`.curve`, which answers the
+queries). A :class:`GridPLD` is a non-negative measure on the loss grid :math:`\{ih\}` (``p[j]`` at loss ``(start + j) h``) plus an atom at
 :math:`+\infty`, tagged ``"upper"`` (it dominates the true loss law) or ``"lower"``
 (it is dominated), with two numerical error terms:
 
@@ -60,16 +60,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.fft as sfft
-from scipy.signal import lfilter
 
-from .errors import MethodNotApplicableError
+from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
+from ...errors import MethodNotApplicableError
 
 __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", "self_compose",
            "FFT_C"]
 
+# queries on a composed grid (delta(eps), eps(delta)) are in :mod:`.curve`
+
 #: constant in the FFT error bound (see module docstring)
 FFT_C = 8.0
-_U = 2.0 ** -53
 _DIRECT_MAX = 4_000_000  # direct convolution when len(a) * len(b) is at most this
 
 
@@ -118,13 +119,13 @@ class GridPLD:
         if self.hi_logmass is None:
             top = float(self.p[-1]) if n else 0.0
             # log rounds to within one ulp of its result: step down by two
-            self.hi_logmass = (math.log(top) - 2.0 * _U * (abs(math.log(top)) + 1.0)
+            self.hi_logmass = (math.log(top) - 2.0 * UNIT_ROUNDOFF * (abs(math.log(top)) + 1.0)
                                if top > 0.0 else -math.inf)
         if self.ie is None:
             self.ie = self.inf
         if self.fin is None:
             # fsum is correctly rounded; one more ulp covers it
-            self.fin = math.fsum(self.p.tolist()) * (1.0 + 2.0 * _U) if n else 0.0
+            self.fin = math.fsum(self.p.tolist()) * (1.0 + 2.0 * UNIT_ROUNDOFF) if n else 0.0
 
     @property
     def stop(self) -> int:
@@ -179,10 +180,10 @@ def _exact_pair_facts(a: GridPLD, b: GridPLD) -> dict:
     hi = a.hi + b.hi if a.hi is not None and b.hi is not None else None
     lm = a.hi_logmass + b.hi_logmass
     if math.isfinite(lm):
-        lm -= 2.0 * _U * abs(lm)
+        lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     # both expressions are sums of products of non-negative upper bounds: round up
-    ie = (a.ie * (b.fin + b.ie) + a.fin * b.ie) * (1.0 + 4.0 * _U)
-    fin = a.fin * b.fin * (1.0 + 2.0 * _U)
+    ie = (a.ie * (b.fin + b.ie) + a.fin * b.ie) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+    fin = a.fin * b.fin * (1.0 + 2.0 * UNIT_ROUNDOFF)
     return {"hi": hi, "ie": ie, "fin": fin, "hi_logmass": lm}
 
 
@@ -211,7 +212,7 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
     if na * nb <= _DIRECT_MAX or min(na, nb) <= 32:
         c = np.convolve(a.p, b.p)
         # sums of non-negative products: relative error <= min(na, nb) u per entry
-        fresh = 2.0 * min(na, nb) * _U * float(c.sum())
+        fresh = 2.0 * min(na, nb) * UNIT_ROUNDOFF * float(c.sum())
     else:
         n = na + nb - 1
         N = sfft.next_fast_len(n, real=True)
@@ -219,7 +220,7 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
         a1, a2 = _fft_norms(a.p)
         b1, b2 = _fft_norms(b.p)
         c2 = float(np.sqrt(np.dot(c, c)))
-        fresh = math.sqrt(N) * FFT_C * _U * math.log2(N) * (a1 * b2 + b1 * a2 + c2)
+        fresh = math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * math.log2(N) * (a1 * b2 + b1 * a2 + c2)
         np.clip(c, 0.0, None, out=c)
     out = GridPLD(a.kind, a.h, a.start + b.start, c, inf, prop + fresh, inf_err, a.slack + b.slack,
                   **facts)
@@ -355,13 +356,13 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
     c = np.roll(c, -shift)[:length]
     # round-off bound (see docstring)
     logN = math.log2(N)
-    eta = FFT_C * _U * logN * fa
+    eta = FFT_C * UNIT_ROUNDOFF * logN * fa
     absA = np.abs(A)
     with np.errstate(divide="ignore", under="ignore", over="ignore"):
         t1 = (k * eta) * np.exp((k - 1) * np.log(absA + eta))
     # binary powering: relative error <= (k - 1) sqrt(5) u to first order (each complex
     # product adds sqrt(5) u); 3 k u also covers the second-order terms for k u < 1e-3
-    t2 = np.abs(C) * (3.0 * k * _U)
+    t2 = np.abs(C) * (3.0 * k * UNIT_ROUNDOFF)
     dC = t1 + t2
     w = np.full(dC.shape, 2.0)
     w[0] = 1.0
@@ -369,7 +370,7 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
         w[-1] = 1.0
     spec_err = float(np.sqrt(np.dot(w * dC, dC)))
     c2 = float(np.sqrt(np.dot(c, c)))
-    fresh = spec_err + math.sqrt(N) * FFT_C * _U * logN * c2
+    fresh = spec_err + math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * logN * c2
     np.clip(c, 0.0, None, out=c)
     err = prop + fresh
     if alias:
@@ -399,7 +400,7 @@ def _exact_power_facts(g: GridPLD, k: int) -> dict:
     """``hi``, ``ie``, ``fin``, ``hi_logmass`` of the exact k-fold composition of g."""
     lm = k * g.hi_logmass
     if math.isfinite(lm):
-        lm -= 2.0 * _U * abs(lm)
+        lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     return {"hi": k * g.hi if g.hi is not None else None,
             "ie": _pow_excess(g.fin, g.ie, k) if g.fin > 0.0 else _pow(g.ie, k),
             "fin": _pow(g.fin, k), "hi_logmass": lm}
@@ -429,9 +430,9 @@ def _pow(x: float, k: int, up: bool = True) -> float:
     lx = k * math.log(x)
     if lx > 709.0:
         return math.inf if up else math.exp(709.0)
-    rel = 4.0 * _U * (abs(lx) + 1.0)
+    rel = 4.0 * UNIT_ROUNDOFF * (abs(lx) + 1.0)
     if up:
-        return max(math.exp(lx) * (1.0 + rel), 5e-324)  # positive, even if it underflows
+        return max(math.exp(lx) * (1.0 + rel), SMALLEST_SUBNORMAL)  # positive, even if it underflows
     return math.exp(lx) * (1.0 - rel)
 
 
@@ -452,201 +453,14 @@ def _pow_excess(base: float, extra: float, k: int, up: bool = True) -> float:
     x = k * math.log1p(extra / base)
     if x <= 0.0:
         # k log1p(extra / base) underflowed: the value is below 2^-1074 base^k
-        return 5e-324 if up else 0.0
+        return SMALLEST_SUBNORMAL if up else 0.0
     # log(e^x - 1) = x + log1p(-e^{-x}) for large x, log(expm1(x)) otherwise
     log_val = lb + (x + math.log1p(-math.exp(-x)) if x > 1.0 else math.log(math.expm1(x)))
     if log_val > 709.0:
         return math.inf if up else math.exp(709.0)
     # log_val and its parts carry absolute roundings of a few ulps of their magnitudes
-    rel = 8.0 * _U * (abs(lb) + abs(x) + abs(log_val) + 2.0)
+    rel = 8.0 * UNIT_ROUNDOFF * (abs(lb) + abs(x) + abs(log_val) + 2.0)
     if up:
         # a positive value that underflows is still positive: the smallest double bounds it
-        return max(math.exp(log_val) * (1.0 + rel), 5e-324)
+        return max(math.exp(log_val) * (1.0 + rel), SMALLEST_SUBNORMAL)
     return math.exp(log_val) * (1.0 - rel)
-
-
-# ---------------------------------------------------------------------------
-# queries
-
-
-class Curve:
-    """delta(eps) and eps(delta) of one final GridPLD, in its rounding direction."""
-
-    def __init__(self, g: GridPLD) -> None:
-        self.g = g
-        p = g.p
-        self.h = g.h
-        self.loss = (np.arange(g.start, g.stop, dtype=float)) * g.h
-        self.lmax = float(self.loss[-1]) if p.size else -math.inf
-        # S0[j] = sum_{i > j} p_i ; Y[j] = sum_{i >= j} p_i e^{-(l_i - l_j)} ;
-        # G[j] = sum_{i > j} p_i e^{-(l_i - l_j)} = e^{-h} Y[j + 1]  (positive recurrences)
-        e = math.exp(-g.h)
-        if p.size:
-            rev = p[::-1]
-            s0 = np.empty_like(p)
-            s0[:-1] = np.cumsum(rev)[::-1][1:]
-            s0[-1] = 0.0
-            Y = lfilter([1.0], [1.0, -e], rev)[::-1]
-            G = np.empty_like(p)
-            G[:-1] = e * Y[1:]
-            G[-1] = 0.0
-            self.total = float(s0[0] + p[0])
-            self.Y0 = float(Y[0])
-        else:
-            s0 = G = p
-            self.total = 0.0
-            self.Y0 = 0.0
-        self.S0 = s0
-        self.G = G
-        self.D = np.maximum(s0 - G, 0.0)   # finite-part delta at each grid point (to locate)
-        # the largest finite loss of the exact composition (the arrays may have lost it)
-        self.top = g.hi * g.h if g.hi is not None else -math.inf
-        # from eps_top on, the exact composition of the discretized upper pairs has only
-        # its mass at +inf left above epsilon
-        self.eps_top = self._first_eps_beyond(self.top) if g.kind == "upper" else math.inf
-
-    def _margin(self, eps: float) -> float:
-        scale = max(abs(eps), abs(self.lmax) if math.isfinite(self.lmax) else 0.0,
-                    abs(self.top) if math.isfinite(self.top) else 0.0,
-                    abs(self.g.start) * self.h, self.h)
-        return self.g.slack + 4.0 * _U * scale
-
-    def _first_eps_beyond(self, t: float) -> float:
-        """An epsilon >= 0, within a few ulps of the smallest, whose shifted value is >= t."""
-        if not math.isfinite(t):
-            return 0.0 if t < 0 else math.inf
-        eps = t + 2.0 * self._margin(t)
-        step = 4.0 * _U * max(abs(eps), 1e-300)
-        while self._shift(eps) < t:
-            eps += step
-            step *= 2.0
-        return max(0.0, eps)
-
-    def _shift(self, eps: float) -> float:
-        """The epsilon at which to evaluate so that rounding cannot favour the answer.
-
-        Grid losses are exact multiples ``i h``, evaluated here as ``fl(i h)``, which may
-        lie half an ulp below; and each composed mechanism's losses were computed in
-        doubles (``g.slack`` bounds how far below its true loss any mass sits). The upper
-        curve is evaluated ``margin`` lower (a larger delta), the lower curve higher.
-        """
-        if math.isinf(eps):
-            return eps
-        margin = self._margin(eps)
-        return eps - margin if self.g.kind == "upper" else eps + margin
-
-    def delta_finite(self, eps: float) -> float:
-        """sum over l_j > eps of p_j (1 - e^{eps - l_j}), accurately (positive terms)."""
-        eps = self._shift(eps)
-        if not self.g.p.size or eps >= self.lmax:
-            return 0.0
-        j0 = max(0, int(np.searchsorted(self.loss, eps, side="right")))
-        l = self.loss[j0:]
-        return float(np.dot(self.g.p[j0:], -np.expm1(eps - l)))
-
-    # -- upper ------------------------------------------------------------------
-    def delta_upper(self, eps: float) -> float:
-        g = self.g
-        if math.isinf(eps):
-            return min(1.0, g.ie, g.inf + g.inf_err)
-        if eps >= self.eps_top:
-            # above the largest finite loss only the mass at +inf counts (no error term)
-            return min(1.0, g.ie, g.inf + g.inf_err)
-        # below it the exact composition may hold mass the arrays lost (entries rounded to
-        # zero and trimmed, e.g. the top atom of 100 x RR(0.5), 2.6e-21): err covers it
-        return min(1.0, self.delta_finite(eps) + g.inf + g.inf_err + g.err)
-
-    def _top_mass(self) -> float:
-        """A lower bound on the exact composition's mass at its largest finite loss."""
-        lm = self.g.hi_logmass
-        return math.exp(lm) * (1.0 - 4.0 * _U) if math.isfinite(lm) else 0.0
-
-    def delta_lower(self, eps: float) -> float:
-        g = self.g
-        if math.isinf(eps):
-            return max(0.0, g.inf - g.inf_err)
-        out = max(0.0, self.delta_finite(eps) + g.inf - g.inf_err - g.err)
-        # one term of the exact sum: the top atom, p_top (1 - e^{eps - top}); the
-        # subtraction is correctly rounded and expm1 faithful, so 8 ulps cover it
-        e = self._shift(eps)
-        pt = self._top_mass()
-        if pt > 0.0 and e < self.top:
-            out = max(out, pt * -math.expm1(e - self.top) * (1.0 - 8.0 * _U))
-        return min(1.0, out)
-
-    def _solve(self, target: float) -> float:
-        """The eps >= 0 with delta_finite(eps) = target (target > 0), approximately."""
-        D = self.D
-        loss = self.loss
-        # first grid index j with D[j] <= target (D non-increasing)
-        j = int(np.searchsorted(-D, -target, side="left"))
-        if j >= D.size:
-            return self.lmax
-        if j == 0:
-            # crossing below l_0: delta(eps) = total - e^{eps - l_0} Y[0]
-            if self.Y0 <= 0.0 or self.total <= target:
-                return float(loss[0])
-            return float(loss[0]) + math.log((self.total - target) / self.Y0)
-        # crossing in [l_{j-1}, l_j]: delta(l_{j-1} + t) = S0[j-1] - e^{t} G[j-1]
-        s0, gg = self.S0[j - 1], self.G[j - 1]
-        if gg <= 0.0 or s0 <= target:
-            return float(loss[j])
-        t = math.log((s0 - target) / gg)
-        t = min(max(t, 0.0), self.h)
-        return float(loss[j - 1]) + t
-
-    def epsilon_upper(self, delta: float) -> float:
-        e = self._epsilon_upper_arrays(delta)
-        # the exact composition has nothing but its +inf mass above eps_top
-        return min(e, self.eps_top) if self.g.ie <= delta else e
-
-    def _epsilon_upper_arrays(self, delta: float) -> float:
-        g = self.g
-        target = delta - (g.inf + g.inf_err) - g.err
-        if target <= 0.0:
-            # the arrays cannot certify it below eps_top (see delta_upper)
-            return math.inf
-        if self.delta_finite(0.0) <= target:
-            return 0.0
-        eps = max(0.0, self._solve(target))
-        # move up until the certified check passes (it ends on the passing side)
-        step = max(1e-13 * eps, 1e-15)
-        eps += step
-        tries = 0
-        while self.delta_finite(eps) > target:
-            step *= 4.0
-            eps += step
-            tries += 1
-            if tries > 200:
-                return math.inf
-        return eps
-
-    def epsilon_lower(self, delta: float) -> float:
-        e = self._epsilon_lower_arrays(delta)
-        pt = self._top_mass()
-        if pt > delta and math.isfinite(self.top):
-            # delta_lower(eps) >= p_top (1 - e^{eps + margin - top}) > delta below this
-            x = self.top + math.log1p(-delta / pt)
-            x -= self._margin(x) + 8.0 * _U * (abs(x) + abs(self.top) + 1.0)
-            e = max(e, x)
-        return max(0.0, e)
-
-    def _epsilon_lower_arrays(self, delta: float) -> float:
-        g = self.g
-        if g.inf - g.inf_err > delta:
-            return math.inf
-        target = delta - (g.inf - g.inf_err) + g.err
-        if target >= 1.0 or self.delta_finite(0.0) <= target:
-            return 0.0
-        eps = max(0.0, self._solve(target))
-        step = max(1e-13 * eps, 1e-15)
-        eps -= step
-        tries = 0
-        while eps > 0.0 and self.delta_finite(eps) <= target:
-            step *= 4.0
-            eps -= step
-            tries += 1
-            if tries > 200:
-                return 0.0
-        return max(0.0, eps)
-

@@ -1,4 +1,4 @@
-"""Numerical building blocks: monotone inversion that ends on the safe side, log-space helpers.
+"""Monotone inversion that ends on the safe side: epsilon(delta) from delta(epsilon) and back.
 
 The rule for every search here: the value returned as an *upper* bound is one at which
 the certified bound function was evaluated and passed; the value returned as a *lower*
@@ -24,35 +24,16 @@ import sys
 import struct
 from typing import Callable, Literal
 
-import numpy as np
+from .rounding import SMALLEST_DELTA
 
 __all__ = [
     "invert_delta_to_epsilon",
     "invert_epsilon_to_delta",
-    "log_sub_exp",
-    "SMALLEST_DELTA",
-    "LOG_SMALLEST_DELTA",
 ]
-
-#: the smallest positive double; deltas below it are reported as this value (upper) or 0 (lower)
-SMALLEST_DELTA = 5e-324
-#: log(SMALLEST_DELTA), about -744.44
-LOG_SMALLEST_DELTA = math.log(SMALLEST_DELTA)
 
 _EPS_CAP = sys.float_info.max  # searches run over every finite double
 #: interpolation rounds of :func:`_solve` allowed to miss halving the bracket
 _MAX_MISSES = 3
-
-
-def log_sub_exp(a: float, b: float) -> float:
-    """log(exp(a) - exp(b)) for a >= b, accurate in log space (-inf when equal)."""
-    if b > a:
-        raise ValueError("log_sub_exp needs a >= b")
-    if b == -math.inf:
-        return a
-    if a == b:
-        return -math.inf
-    return a + math.log(-math.expm1(b - a))
 
 
 def _bits(x: float) -> int:
@@ -273,8 +254,3 @@ def invert_epsilon_to_delta(
     else:
         lo, hi = _bisect(passes, SMALLEST_DELTA, 1.0, rel_tol)
     return hi if upper else lo
-
-
-def as_float_array(values) -> np.ndarray:
-    """A 1-D float array view of a scalar or sequence."""
-    return np.atleast_1d(np.asarray(values, dtype=float))

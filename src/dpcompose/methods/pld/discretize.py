@@ -1,33 +1,18 @@
 r"""Privacy loss distributions of single mechanisms and their discretization on a loss grid.
 
-This module is the first half of :mod:`dpcompose.pld` (see there for the error
-analysis as a whole). It knows, for every mechanism, a *dominating pair* ``(P, Q)`` and
+This module is the first half of :mod:`dpcompose.methods.pld` (see there for the error
+analysis as a whole). It reads, for every mechanism, a *dominating pair* ``(P, Q)`` and
 describes the law of the privacy loss :math:`L = \log(dP/dQ)` under :math:`P` as a
 :class:`LossModel` (atoms plus continuous segments parametrised by an inner variable
 :math:`z`); :func:`discretize` then puts that law on the grid
 :math:`\{ih : i \in \mathbb{Z}\}` in one of two directions.
 
-Dominating pairs (remove direction; "B" is the output law with the target record, "A"
-without it, :math:`\ell = \log(dB/dA)` the inner loss):
-
-- ``Gaussian(sigma, sensitivity)``: :math:`A = N(0, 1)`, :math:`B = N(\mu, 1)`,
-  :math:`\mu = \Delta/\sigma`, :math:`\ell(z) = \mu z - \mu^2/2` (exact).
-- ``Laplace(scale, sensitivity)``: :math:`A = \mathrm{Lap}(\varepsilon, 1)`,
-  :math:`B = \mathrm{Lap}(0, 1)`, :math:`\varepsilon = \Delta/b`; :math:`\ell = \varepsilon`
-  for :math:`z \le 0`, :math:`-\varepsilon` for :math:`z \ge \varepsilon` and
-  :math:`\varepsilon - 2z` in between (exact).
-- ``RandomizedResponse(eps)``, ``PureDP(eps)``, ``Exponential(eps)``: randomized
-  response, :math:`\ell = \pm\varepsilon` with :math:`B`-masses
-  :math:`e^{\varepsilon}/(1+e^{\varepsilon})` and :math:`1/(1+e^{\varepsilon})`
-  (exact for RR and for the class of eps-DP mechanisms; an upper bound for a specific
-  exponential mechanism).
-- ``ApproxDP(eps, delta)``: the pair of Kairouz, Oh and Viswanath ("The Composition
-  Theorem for Differential Privacy", 2015): randomized response scaled by
-  :math:`1-\delta` plus an atom of :math:`B`-mass :math:`\delta` with :math:`\ell = +\infty`
-  and one of :math:`A`-mass :math:`\delta` with :math:`\ell = -\infty`.
-
-All four inner pairs are symmetric (swapping A and B is a relabelling of outputs), so
-for a mechanism that is not subsampled the add direction equals the remove direction.
+Dominating pairs come from the mechanisms' families
+(:data:`dpcompose.representations.dominating_pair`: atoms ``(loss, A-mass, B-mass)`` and
+continuous segments in an inner variable :math:`z`; "B" is the output law with the
+target record, "A" without it, :math:`\ell = \log(dB/dA)` the inner loss). Every pair
+there is symmetric (swapping A and B is a relabelling of outputs), so for a mechanism
+that is not subsampled the add direction equals the remove direction.
 
 Subsampling with rate :math:`q` (Zhu, Dong and Wang, "Optimal Accounting of
 Differential Privacy via Characteristic Function", AISTATS 2022, the dominating pairs
@@ -41,7 +26,7 @@ by Subsampling", NeurIPS 2018, for the coupling argument):
 
 For Poisson subsampling the guarantee is the maximum over both directions (kept apart
 until query time); sampling without replacement composes the hull of both instead
-(:mod:`dpcompose._pld_substitution`).
+(:mod:`dpcompose.methods.pld.substitution`).
 
 Discretization (``kind``): losses in the bin :math:`(l_{i-1}, l_i]` with
 :math:`l_i = ih` are summarised by three non-negative integrals computed by
@@ -90,28 +75,20 @@ where the integrands are analytic with derivatives of order one, so its remainde
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
-from scipy.special import expit, log_ndtr, ndtri
+from scipy.special import log_ndtr, ndtri
 
-from .errors import UnsupportedMechanismError
-from .mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-)
+from ..._numerics.logspace import LOG_SQRT_2PI
+from ...mechanisms import Mechanism
+from ...representations import DominatingPair, SubsampledPair, dominating_pair
 
 __all__ = ["LossModel", "loss_model", "discretize", "grid_index_up", "MASS_SAFETY",
-           "atomic_epsilon", "has_lower_model"]
+           "pair_epsilon", "has_lower_model"]
 
 #: relative safety factor applied to every discretized mass (see module docstring)
 MASS_SAFETY = 1e-10
@@ -121,7 +98,6 @@ MAX_DZ = 0.05
 _CHUNK = 2 ** 18
 
 _GL_X, _GL_W = leggauss(4)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 @dataclass
@@ -150,80 +126,21 @@ class LossModel:
 
 
 # ---------------------------------------------------------------------------
-# inner dominating pairs
+# what pld reads from a mechanism's pair
 
 
-@dataclass
-class _Inner:
-    """Inner pair (B with the record, A without): atoms (ell, A-mass, B-mass), segments."""
+def pair_epsilon(m: Mechanism) -> float | None:
+    """The epsilon the mechanism's (not subsampled) pair is built from, else None.
 
-    atoms: list[tuple[float, float, float]]
-    # continuous: (z0, z1, ell(z), ell^{-1}(v), a(z), b(z), ell increasing, gaussian mu or None)
-    cont: list[tuple]
-
-
-def atomic_epsilon(m: Mechanism) -> float | None:
-    """The epsilon of an atomic (eps-parametrised) inner mechanism, else None."""
-    if isinstance(m, (PureDP, RandomizedResponse, Exponential, ApproxDP)):
-        return m.epsilon
-    if isinstance(m, Laplace):
-        return m.epsilon
-    return None
+    It decides the lower model's smaller epsilon, 0-DP and non-private members.
+    """
+    pair = dominating_pair(m)
+    return pair.epsilon if isinstance(pair, DominatingPair) else None
 
 
 def has_lower_model(m: Mechanism) -> bool:
     """Whether the pair used for ``m`` is attained (so its discretized lower bound is one)."""
-    inner = m.mechanism if isinstance(m, Subsampled) else m
-    return not isinstance(inner, Exponential)
-
-
-def _rr_atoms(eps: float, scale: float = 1.0) -> list[tuple[float, float, float]]:
-    if math.isinf(eps):
-        return [(math.inf, 0.0, scale), (-math.inf, scale, 0.0)]
-    hi, lo = float(expit(eps)), float(expit(-eps))
-    return [(eps, scale * lo, scale * hi), (-eps, scale * hi, scale * lo)]
-
-
-def _inner(m: Mechanism, eps_override: float | None) -> _Inner:
-    if isinstance(m, Gaussian):
-        mu = m.mu
-        half = 0.5 * mu * mu
-        return _Inner(
-            atoms=[],
-            cont=[(-math.inf, math.inf,
-                   lambda z, mu=mu, half=half: mu * z - half,
-                   lambda v, mu=mu, half=half: (v + half) / mu,
-                   lambda z: np.exp(-0.5 * z * z - _LOG_SQRT_2PI),
-                   lambda z, mu=mu: np.exp(-0.5 * (z - mu) ** 2 - _LOG_SQRT_2PI),
-                   True, mu)],
-        )
-    if isinstance(m, Laplace):
-        eps = m.epsilon if eps_override is None else eps_override
-        if eps <= 0.0:
-            return _Inner(atoms=[(0.0, 1.0, 1.0)], cont=[])
-        e_half = 0.5 * math.exp(-eps)
-        return _Inner(
-            atoms=[(eps, e_half, 0.5), (-eps, 0.5, e_half)],
-            cont=[(0.0, eps,
-                   lambda z, eps=eps: eps - 2.0 * z,
-                   lambda v, eps=eps: 0.5 * (eps - v),
-                   lambda z, eps=eps: 0.5 * np.exp(z - eps),
-                   lambda z: 0.5 * np.exp(-z),
-                   False, None)],
-        )
-    if isinstance(m, (PureDP, RandomizedResponse, Exponential)):
-        eps = m.epsilon if eps_override is None else eps_override
-        return _Inner(atoms=_rr_atoms(eps), cont=[])
-    if isinstance(m, ApproxDP):
-        eps = m.epsilon if eps_override is None else eps_override
-        atoms = _rr_atoms(eps, 1.0 - m.delta)
-        if m.delta > 0.0:
-            atoms += [(math.inf, 0.0, m.delta), (-math.inf, m.delta, 0.0)]
-        return _Inner(atoms=atoms, cont=[])
-    raise UnsupportedMechanismError(
-        f"pld has no privacy loss distribution for {m!r}; use PureDP, ApproxDP, Laplace, "
-        f"Gaussian, RandomizedResponse, Exponential or Subsampled(one of these)."
-    )
+    return bool(dominating_pair(m).attained)
 
 
 # ---------------------------------------------------------------------------
@@ -255,20 +172,20 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
     """The privacy loss law of ``m`` in ``direction`` ("remove" or "add").
 
     ``tail`` is the P-mass that may be cut from each end of a Gaussian segment;
-    ``eps_override`` replaces the epsilon of an atomic inner mechanism (used for the
-    lower model with epsilon rounded down to the grid).
+    ``eps_override`` asks the family for its pair at that smaller epsilon (used for the
+    lower model with epsilon rounded down to the grid; a post-processing, so dominated).
     """
-    if isinstance(m, Subsampled):
-        q = m.rate
-        inner = _inner(m.mechanism, eps_override)
+    pair = dominating_pair(m, epsilon=eps_override)
+    if isinstance(pair, SubsampledPair):
+        q, inner = pair.rate, pair.inner
     else:
-        q = 1.0
-        inner = _inner(m, eps_override)
+        q, inner = 1.0, pair
     log1mq = math.log1p(-q) if q < 1.0 else -math.inf
     logq = math.log(q)
     remove = direction == "remove"
     model = LossModel()
-    for ell, a_mass, b_mass in inner.atoms:
+    for atom in inner.atoms:
+        ell, a_mass, b_mass = atom.loss, atom.a, atom.b
         if remove:
             pmass = (1.0 - q) * a_mass + q * b_mass
             if math.isinf(ell):
@@ -291,12 +208,14 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
         else:
             model.atom_loss.append(loss)
             model.atom_mass.append(pmass)
-    for (z0, z1, ell_f, ell_inv, a_f, b_f, ell_inc, gmu) in inner.cont:
+    for part in inner.segments:
+        z0, z1, ell_f, ell_inv = part.z0, part.z1, part.loss, part.inverse
+        a_f, b_f, ell_inc, gmu = part.a_density, part.b_density, part.increasing, part.normal_mu
         if remove:
             if gmu is not None:
                 # (1 - q) phi(z) + q phi(z - mu) = phi(z) e^{L(z)} for the remove direction
                 def dens(z, L):
-                    return np.exp(L - 0.5 * z * z - _LOG_SQRT_2PI)
+                    return np.exp(L - 0.5 * z * z - LOG_SQRT_2PI)
             else:
                 def dens(z, L, a_f=a_f, b_f=b_f):
                     return (1.0 - q) * a_f(z) + q * b_f(z)

@@ -8,8 +8,8 @@ A *track* is the composition of the recorded steps for one neighbouring directio
 .. math:: C_m = \prod_s \hat A_{s,m}^{k_s}, \qquad \hat A_s = \mathrm{rfft}(a_s, N),
 
 with :math:`a_s` the discretized one-step PLD of mechanism :math:`s`
-(:func:`dpcompose._pld_discretize.discretize`, the same upper and lower
-discretizations as :mod:`dpcompose.pld`). More steps multiply :math:`C` by
+(:func:`dpcompose.methods.pld.discretize.discretize`, the same upper and lower
+discretizations as :mod:`dpcompose.methods.pld`). More steps multiply :math:`C` by
 :math:`\hat A_s^{\Delta}` (binary powering of the new count).
 
 **Band.** For a continuous loss law :math:`|\hat A_{s,m}| < 1` away from
@@ -26,12 +26,12 @@ scaled up accordingly), so :math:`T` stays a bound.
 loss: :math:`\mathcal A_J = \sum_{i=J}^{w_1} \tilde p_i` and
 :math:`\mathcal B_J = \sum_{i=J}^{w_1} \tilde p_i e^{-(i - J)h}`, where :math:`\tilde p` is
 the circular array and :math:`[w_0, w_1]` the Chernoff window (as in
-:func:`dpcompose._pld_arrays.self_compose`: the mass outside it is at most
+:func:`dpcompose.methods.pld.grid.self_compose`: the mass outside it is at most
 :math:`\tau` per side and is counted at :math:`+\infty` in the upper bound and subtracted
 in the lower). Then :math:`\delta(\varepsilon) = \mathcal A_J - e^{\varepsilon - Jh}\mathcal B_J`
 for :math:`(J-1)h \le \varepsilon < Jh`. Two ways to get the sums, both certified:
 
-- *direct*: one inverse FFT and the :class:`dpcompose._pld_arrays.Curve` machinery
+- *direct*: one inverse FFT and the :class:`dpcompose.methods.pld.curve.Curve` machinery
   (used when many frequencies are kept, e.g. lattice laws of pure-DP mechanisms);
 - *Parseval*: :math:`\sum_r \tilde p_r W_r = N^{-1}\sum_m w_m \mathrm{Re}(C_m \overline{\hat W_m})`
   with the DFT of the weights in closed form (geometric sums), over the kept
@@ -40,7 +40,7 @@ for :math:`(J-1)h \le \varepsilon < Jh`. Two ways to get the sums, both certifie
   :math:`N^{-1}\big[\sum_{\text{kept}} w_m (d_m |\hat W_m| (1 + c) + |C_m| c |\hat W_m|) +
   T \sum_r W_r\big]` plus the rounding of the sum, with :math:`d_m` the spectrum error
   (forward-FFT errors propagated through the powers, and the relative error of the
-  products, as in :func:`dpcompose._pld_arrays.self_compose`) and :math:`c` the relative
+  products, as in :func:`dpcompose.methods.pld.grid.self_compose`) and :math:`c` the relative
   error of the closed forms.
 
 References: Koskela, Jälkö and Honkela, "Computing Tight Differential Privacy
@@ -57,19 +57,20 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import scipy.fft as sfft
 
-from ._pld_arrays import FFT_C, Curve, GridPLD, _int_power
+from ..._numerics.rounding import UNIT_ROUNDOFF
+from .curve import Curve
+from .grid import FFT_C, GridPLD, _int_power
 
 __all__ = ["Track", "Regrid", "DirectCurve", "BandCurve"]
 
-_U = 2.0 ** -53
-_SQRT5U = math.sqrt(5.0) * _U * 1.01  # one complex product (Brent, Percival, Zimmermann)
+_SQRT5U = math.sqrt(5.0) * UNIT_ROUNDOFF * 1.01  # one complex product (Brent, Percival, Zimmermann)
 #: frequencies whose magnitude bound falls below exp(_LOG_THR) are dropped (see module docstring)
 _LOG_THR = math.log(1e-32)
 #: the Parseval path is used while at most this fraction of the half spectrum is kept
 _BAND_FRACTION = 1.0 / 16.0
 #: relative error of the closed-form weight transforms (sin, cos, expm1, division: a few
 #: ulps each; 64 ulps is generous)
-_C_W = 64.0 * _U
+_C_W = 64.0 * UNIT_ROUNDOFF
 #: the Chernoff parameters scanned (any lambda > 0 gives a valid window)
 _LAMBDAS = np.geomspace(1e-3, 1e5, 97)
 
@@ -135,8 +136,8 @@ class _Factor:
     def __init__(self, g: GridPLD, n_fft: int, keep: np.ndarray | None) -> None:
         self.g = g
         A = sfft.rfft(g.p, n_fft)
-        # componentwise forward-FFT error (dpcompose._pld_arrays): eta = c u log2 N ||g||_1
-        self.eta = FFT_C * _U * math.log2(n_fft) * float(g.p.sum())
+        # componentwise forward-FFT error (dpcompose.methods.pld.grid): eta = c u log2 N ||g||_1
+        self.eta = FFT_C * UNIT_ROUNDOFF * math.log2(n_fft) * float(g.p.sum())
         mag = np.abs(A) + self.eta
         with np.errstate(divide="ignore"):
             log_bound = np.log(mag)
@@ -157,7 +158,7 @@ class _Factor:
         if hit is None:
             if len(self.powers) >= 4:
                 self.powers.clear()
-            hit = (_int_power(self.A, k), 3.0 * k * _U)
+            hit = (_int_power(self.A, k), 3.0 * k * UNIT_ROUNDOFF)
             self.powers[k] = hit
         return hit
 
@@ -179,7 +180,7 @@ class Track:
         n_fft: the circular length N.
         one_step: ``mechanism -> GridPLD`` (the discretized one-step PLD on this grid).
         tail_mass: the total mass the Chernoff window may cut (``tau = tail_mass / 8``
-            per side, as in :mod:`dpcompose.pld`).
+            per side, as in :mod:`dpcompose.methods.pld`).
         pooled: a cache of Chernoff summaries shared by tracks (keyed by the one-step PLD).
     """
 
@@ -352,7 +353,7 @@ class Track:
         d = self.spectrum_error()
         spec_err = math.sqrt(float(np.dot(self.weights(self.freq) * d, d))) + self.out_sum
         c2 = float(np.sqrt(np.dot(c, c)))
-        err = spec_err + math.sqrt(N) * FFT_C * _U * math.log2(N) * c2
+        err = spec_err + math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * math.log2(N) * c2
         np.clip(c, 0.0, None, out=c)
         if cut:
             if self.kind == "upper":
@@ -365,11 +366,11 @@ class Track:
 def _margin(slack: float, eps: float, lmax: float, lmin: float, h: float) -> float:
     """How far the losses may sit below (upper) / above (lower) their grid values, plus rounding."""
     scale = max(abs(eps) + 1.0, abs(lmax) if math.isfinite(lmax) else 0.0, abs(lmin), h)
-    return slack + 4.0 * _U * scale
+    return slack + 4.0 * UNIT_ROUNDOFF * scale
 
 
 class DirectCurve(Curve):
-    """:class:`dpcompose._pld_arrays.Curve` whose epsilon queries start past the rounding margin.
+    """:class:`dpcompose.methods.pld.curve.Curve` whose epsilon queries start past the rounding margin.
 
     A long composition carries a large ``slack`` (the doubles in which each step's losses
     were computed), so the certified check of ``Curve`` would step up from the closed-form
@@ -435,7 +436,7 @@ def _step_down(holds: Callable[[float], bool], eps: float) -> float:
 class BandCurve:
     r"""Certified queries from the kept frequencies (Parseval), without an inverse FFT.
 
-    Same interface and semantics as :class:`dpcompose._pld_arrays.Curve`:
+    Same interface and semantics as :class:`dpcompose.methods.pld.curve.Curve`:
     ``delta_upper``/``delta_lower`` (the finite part plus the mass at infinity, with the
     rounding margin applied to epsilon), ``epsilon_upper``/``epsilon_lower`` (ending on
     the passing side of a certified check).
@@ -504,7 +505,7 @@ class BandCurve:
 
         def err(abs_w: np.ndarray, w_sum: float) -> float:
             spec = float(np.dot(self.wt, self.d * abs_w * (1.0 + _C_W) + self.absC * (_C_W * abs_w)))
-            rounding = 2.0 * (m + 8) * _U * float(np.dot(self.wt, self.absC * abs_w)) * (1.0 + _C_W)
+            rounding = 2.0 * (m + 8) * UNIT_ROUNDOFF * float(np.dot(self.wt, self.absC * abs_w)) * (1.0 + _C_W)
             return 1.01 * scale * (spec + rounding + self.out_sum * w_sum)
 
         geo = -1.0 / math.expm1(-self.h)  # sum of e^{-t h} over all t >= 0
@@ -537,7 +538,7 @@ class BandCurve:
             v = min(v, A + eA)
         else:
             v = A - eA - x * (B + eB)
-        v += (1.0 if side == "upper" else -1.0) * 4.0 * _U * (abs(A) + eA + abs(B) + eB)
+        v += (1.0 if side == "upper" else -1.0) * 4.0 * UNIT_ROUNDOFF * (abs(A) + eA + abs(B) + eB)
         return max(0.0, v)
 
     def _m(self, eps: float) -> float:

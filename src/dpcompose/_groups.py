@@ -1,0 +1,44 @@
+"""The grouped input every method receives: ``((mechanism, count), ...)``.
+
+:func:`normalize` turns a list of mechanisms and ``(mechanism, count)`` pairs into it
+(public as :func:`dpcompose.compose.normalize`); it sits below the methods so that they
+can group input of their own without importing the front door.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from ._validation import check_count
+from .errors import UnsupportedMechanismError
+from .mechanisms import Mechanism
+
+__all__ = ["Groups", "normalize"]
+
+Groups = tuple[tuple[Mechanism, int], ...]
+
+
+def normalize(mechanisms: Iterable[Any]) -> Groups:
+    """Group a list of mechanisms and ``(mechanism, count)`` pairs into ``((m, k), ...)``.
+
+    Equal mechanisms are merged (first-seen order kept); zero counts are dropped.
+    Raises :class:`InvalidParameterError` / :class:`UnsupportedMechanismError` with the
+    position of the bad item.
+    """
+    if isinstance(mechanisms, Mechanism):
+        mechanisms = [mechanisms]
+    counts: dict[Mechanism, int] = {}
+    for i, item in enumerate(mechanisms):
+        if isinstance(item, Mechanism):
+            m, k = item, 1
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
+            m = item[0]
+            k = check_count(f"mechanisms[{i}] count", item[1])
+        else:
+            raise UnsupportedMechanismError(
+                f"mechanisms[{i}] = {item!r} is neither a dpcompose mechanism nor a "
+                f"(mechanism, count) pair; e.g. dpc.Laplace(scale=20.0) or (dpc.Gaussian(1.1), 1000)."
+            )
+        if k:
+            counts[m] = counts.get(m, 0) + k
+    return tuple(counts.items())

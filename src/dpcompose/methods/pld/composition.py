@@ -1,0 +1,290 @@
+r"""The grids computed for one pld composition and the certified bounds they give.
+
+:class:`PLDAccountant` builds, per grid level, one composed :class:`~.grid.GridPLD` per
+direction ("remove", "add" or "substitution") and rounding kind, lazily, and answers
+from them: the tightest over levels, the maximum over directions (see
+:mod:`dpcompose.methods.pld`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..._numerics.rounding import MACHINE_EPSILON
+from ...errors import MethodNotApplicableError
+from ...mechanisms import Mechanism, Subsampled, describe
+from ...representations import dominating_pair
+from .curve import Curve
+from .discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .grid import GridPLD, _truncate, compose_pair, self_compose
+from .substitution import substitution_hull
+
+__all__ = ["PLDAccountant"]
+
+_COARSE = 8  # secondary directions start on a grid this many times coarser
+
+
+def _floor_to_grid(eps: float, h: float) -> float:
+    """The grid point at or below eps, in double arithmetic (for the lower model).
+
+    A grid aligned to eps (h = eps / n) has fl(n h) within a few ulps of eps, possibly
+    above it; that point is kept (not n - 1, which would lower the bound by a relative
+    1/n): the lower model's losses then sit at most 8u eps above a dominated pair's, and
+    the lower queries are evaluated ``slack`` (>= 32u eps per copy) higher.
+    """
+    n = round(eps / h)
+    if n >= 1 and abs(n * h - eps) <= 4.0 * MACHINE_EPSILON * eps:
+        return n * h
+    i = math.floor(eps / h)
+    while i * h > eps:
+        i -= 1
+    return i * h
+
+
+def _is_wor(m: Mechanism) -> bool:
+    """Sampling without replacement at a rate below 1 (rate 1 is the inner mechanism)."""
+    return isinstance(m, Subsampled) and m.scheme == "without_replacement" and m.rate < 1.0
+
+
+def _directions(plan: list[tuple[Mechanism, int]]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The directions composed for the upper bound, and the mixes for the lower bound.
+
+    Poisson subsampling (add/remove neighbours): each pair of datasets has one
+    orientation for every invocation, so "remove" and "add" are composed separately and
+    the maximum is taken, for both bounds. Sampling without replacement (substitution
+    neighbours): the orientation can change from one invocation to the next, so the
+    upper bound composes one pair valid for every orientation ("substitution", the hull
+    of both, see :mod:`dpcompose.methods.pld.substitution`), and the lower bound is the
+    largest over a few deterministic mixes, each attained: all "remove", all "add",
+    "mixed-one" (one invocation "add", the rest "remove") and "mixed-half" (half of
+    each group's invocations each way). Brute force over randomized response
+    (``tests/test_wor_mixing.py``) finds the best of these four within 5% of the best
+    of all mixes. The last two are composed only when an inner mechanism is atomic
+    (randomized response, pure or (eps, delta) DP): for Gaussian and Laplace inner
+    mechanisms all-remove was the largest mix in every case measured (the mixes grow
+    with the number of remove invocations), and any subset of attained mixes gives a
+    valid lower bound. Otherwise every pair is symmetric: "remove" only.
+
+    Returns:
+        ``(upper_directions, mixes)``: ``mixes`` maps each lower direction to the number
+        of "remove" invocations of each group of ``plan`` (the rest are "add"); for
+        Poisson subsampling it maps "remove" and "add" to ``None``.
+    """
+    counts = tuple(k if _is_wor(m) else 0 for m, k in plan)
+    if any(counts):
+        first = next(i for i, c in enumerate(counts) if c)
+        one = tuple(c - (i == first) for i, c in enumerate(counts))
+        half = tuple((c + 1) // 2 for c in counts)
+        candidates = [("remove", counts), ("add", (0,) * len(counts))]
+        if any(_is_wor(m) and dominating_pair(m).is_atomic for m, _ in plan):
+            candidates += [("mixed-one", one), ("mixed-half", half)]
+        mixes: dict[str, Any] = {}
+        for name, split in candidates:
+            if split not in mixes.values():
+                mixes[name] = split
+        return ("substitution",), mixes
+    if any(isinstance(m, Subsampled) for m, _ in plan):
+        return ("remove", "add"), {"remove": None, "add": None}
+    return ("remove",), {"remove": None}
+
+
+class PLDAccountant:
+    """The grids computed for one composition and the certified bounds they give.
+
+    Not usually built directly: ``compose(..., method="pld")`` returns a
+    :class:`~dpcompose.guarantee.Guarantee` backed by one of these
+    (``g.provenance["pld"]`` describes the grids).
+    """
+
+    def __init__(self, plan: list[tuple[Mechanism, int]], *, h0: float,
+                 tolerance: float, tail_mass: float, max_points: int) -> None:
+        self.plan = sorted(plan, key=lambda mk: (describe(mk[0]), mk[1]))
+        self.upper_directions, self.mixes = _directions(self.plan)
+        self.lower_directions = tuple(self.mixes)
+        self.has_lower = all(has_lower_model(m) for m, _ in plan)
+        self.kinds = ("upper", "lower") if self.has_lower else ("upper",)
+        self.tolerance = tolerance
+        self.tail_mass = tail_mass
+        self.max_points = max_points
+        self.total_count = sum(k for _, k in plan)
+        self.levels: list[dict[str, Any]] = []
+        self._models: dict[Any, Any] = {}
+        self.info: dict[str, Any] = {
+            "tolerance": tolerance, "tail_mass": tail_mass, "max_points": max_points,
+            "directions": {"upper": list(self.upper_directions), "lower": list(self.lower_directions)},
+            "grids": [],
+            # a bound on what the numerics add to any upper delta, over the curves built
+            # so far (a live dict: curves are built lazily, at query time)
+            "error_budget": {"delta": 0.0},
+        }
+        self._add_level(h0)
+
+    # -- building -----------------------------------------------------------------
+    def _grid(self, m: Mechanism, direction: str, kind: str, h: float) -> GridPLD:
+        """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution")."""
+        override = None
+        if kind == "lower":
+            eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
+            if eps is not None and math.isfinite(eps):
+                override = _floor_to_grid(eps, h)
+        base = "remove" if direction == "substitution" else direction
+        key = (m, base, override)
+        model = self._models.get(key)
+        if model is None:
+            model = loss_model(m, base, tail=self.tail_mass / (8.0 * self.total_count),
+                               eps_override=override)
+            self._models[key] = model
+        d = discretize(model, h, kind)
+        # the losses of one mechanism are computed in doubles: allow 16 ulps of the
+        # largest loss magnitude on its grid support per copy (see GridPLD.slack)
+        top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
+        slack = 16.0 * MACHINE_EPSILON * (top + h)
+        if direction == "substitution" and _is_wor(m):
+            d = substitution_hull(d, h, slack)
+        return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+
+    def _split(self, i: int, direction: str) -> list[tuple[str, int]]:
+        """The (direction, count) pieces of group ``i`` of the plan in a composed direction."""
+        m, k = self.plan[i]
+        if not _is_wor(m):
+            return [("remove" if direction not in ("remove", "add") else direction, k)]
+        if direction == "substitution":
+            return [(direction, k)]
+        j = self.mixes[direction][i]
+        return [("remove", j), ("add", k - j)]
+
+    def _build(self, direction: str, kind: str, h: float) -> GridPLD:
+        pieces = [(m, d, c) for i, (m, k) in enumerate(self.plan)
+                  for d, c in self._split(i, direction) if c]
+        tau_op = self.tail_mass / (8.0 * (2 * len(pieces) + 1))
+        parts: list[GridPLD] = []
+        for m, d, c in pieces:
+            g = self_compose(self._grid(m, d, kind, h), c, tau_op, self.max_points)
+            parts.append(_truncate(g, tau_op))
+        while len(parts) > 1:
+            parts.sort(key=lambda g: g.p.size)
+            a, b = parts[0], parts[1]
+            parts = parts[2:] + [compose_pair(a, b, tau_op, self.max_points)]
+        return parts[0]
+
+    def _add_level(self, h: float) -> None:
+        level: dict[str, Any] = {"h": h, "curves": {}, "points": 0}
+        self.levels.append(level)
+        info = {"h": h, "points": 0, "numerical_error": {}}
+        self.info["grids"].append(info)
+        level["info"] = info
+        try:
+            # the primary direction's upper curve is always built; the others start on a
+            # coarser grid and are refined only where they could decide the maximum
+            self._curve(level, self.upper_directions[0], "upper")
+        except Exception:
+            self.levels.pop()
+            self.info["grids"].pop()
+            raise
+
+    def _curve(self, level: dict[str, Any], direction: str, kind: str, coarse: int = 1) -> Curve:
+        key = (direction, kind, coarse)
+        c = level["curves"].get(key)
+        if c is None:
+            g = self._build(direction, kind, level["h"] * coarse)
+            c = Curve(g)
+            level["curves"][key] = c
+            level["points"] = max(level["points"], g.p.size)
+            level["info"]["points"] = level["points"]
+            name = f"{direction}/{kind}" + (f"/h*{coarse}" if coarse > 1 else "")
+            # what the numerics may add to a delta: round-off, aliasing, truncated tails
+            num = g.err + g.inf_err + (max(0.0, g.inf - g.ie) if kind == "upper" else 0.0)
+            level["info"]["numerical_error"][name] = num
+            if kind == "upper":
+                budget = self.info["error_budget"]
+                budget["delta"] = max(budget["delta"], num)
+        return c
+
+    def _dir_values(self, lv: dict[str, Any], query: str, x: float) -> dict[str, float]:
+        """Upper bounds per direction (``query`` "eps" or "delta") at this level.
+
+        A secondary direction is first answered on a grid 8 times coarser (a valid,
+        looser upper bound); only when that could exceed the primary direction's value is
+        it recomputed on the level's own grid. The maximum over directions is unchanged.
+        """
+        def val(c: Curve) -> float:
+            return c.epsilon_upper(x) if query == "eps" else c.delta_upper(x)
+
+        first = self.upper_directions[0]
+        out = {first: val(self._curve(lv, first, "upper"))}
+        for d in self.upper_directions[1:]:
+            v = math.inf
+            if lv["h"] * _COARSE <= 0.05:
+                try:
+                    v = val(self._curve(lv, d, "upper", _COARSE))
+                except MethodNotApplicableError:
+                    v = math.inf
+            if v > out[first]:
+                v = val(self._curve(lv, d, "upper"))
+            out[d] = v
+        return out
+
+    # -- bounds (tightest over grids; max over directions) ---------------------------
+    def _level_eps_upper(self, lv: dict[str, Any], delta: float) -> dict[str, float]:
+        return self._dir_values(lv, "eps", delta)
+
+    def _eps_upper(self, delta: float) -> float:
+        return min(max(self._level_eps_upper(lv, delta).values()) for lv in self.levels)
+
+    def _best_lower(self, query: str, x: float) -> float:
+        """The largest lower bound over levels and lower directions (``query`` "eps"/"delta").
+
+        A direction cannot raise the best lower bound so far when an upper bound on it is
+        not above it: its own upper bound (the directions of Poisson subsampling), else
+        the hull's, tightened for a mix of sampling without replacement by that mix's
+        upper bound on a grid 8 times coarser (valid and cheaper) before its lower curve
+        is built.
+        """
+        def val(c: Curve, kind: str) -> float:
+            if query == "eps":
+                return c.epsilon_upper(x) if kind == "upper" else c.epsilon_lower(x)
+            return c.delta_upper(x) if kind == "upper" else c.delta_lower(x)
+
+        best = 0.0
+        for lv in self.levels:
+            ups = self._dir_values(lv, query, x)
+            top = max(ups.values())
+            # largest cap first: a good lower bound early lets the others be skipped
+            for d in sorted(self.lower_directions, key=lambda d: -ups.get(d, top)):
+                cap = ups.get(d, top)
+                built = (d, "lower", 1) in lv["curves"]
+                if cap > best and d not in ups and not built and lv["h"] * _COARSE <= 0.05:
+                    try:
+                        cap = min(cap, val(self._curve(lv, d, "upper", _COARSE), "upper"))
+                    except MethodNotApplicableError:
+                        pass
+                if cap <= best:
+                    continue
+                c = self._lower_curve(lv, d)
+                if c is not None:
+                    best = max(best, val(c, "lower"))
+        return best
+
+    def _eps_lower(self, delta: float) -> float:
+        return self._best_lower("eps", delta)
+
+    def _lower_curve(self, lv: dict[str, Any], direction: str) -> Curve | None:
+        """The lower curve, or None where it does not fit in max_points (the trivial 0 then)."""
+        try:
+            return self._curve(lv, direction, "lower")
+        except MethodNotApplicableError as exc:
+            lv["info"].setdefault("lower_unavailable", {})[direction] = str(exc)
+            return None
+
+    def epsilon_upper(self, delta: float) -> float:
+        return self._eps_upper(delta)
+
+    def epsilon_lower(self, delta: float) -> float:
+        return self._eps_lower(delta)
+
+    def delta_upper(self, eps: float) -> float:
+        return min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
+
+    def delta_lower(self, eps: float) -> float:
+        return self._best_lower("delta", eps)

@@ -1,0 +1,92 @@
+r"""Representations: what each composition method needs to know about a mechanism.
+
+One generic function per representation (:mod:`.rules`), and one file per mechanism
+family that registers *all* of its rules:
+
+- :mod:`.pure` -- ``PureDP``, ``RandomizedResponse``, ``Exponential``, ``ApproxDP``;
+- :mod:`.laplace` -- ``Laplace``;
+- :mod:`.gaussian` -- ``Gaussian``;
+- :mod:`.discrete_laplace` -- ``DiscreteLaplace``;
+- :mod:`.subsampled` -- ``Subsampled`` (amplification of the inner mechanism's rules).
+
+The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
+:data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
+``optimal`` and hypothesis DP's exact enumeration through :func:`finite_pair`),
+:data:`pure_epsilon`, :data:`renyi_curve`, :data:`dominance_key`, and the mechanism
+syntax (:mod:`.syntax`: expression name, parameters, calibration parameter). A
+mechanism whose class registered no implementation of a rule gets
+:class:`~dpcompose.errors.NoRuleError` naming the rule, never a silent fallback.
+
+Privacy profile convention: :math:`\delta(\varepsilon) = \sup_{x \sim x'}
+H_{e^\varepsilon}(M(x) \| M(x'))` with the hockey-stick divergence
+:math:`H_\gamma(P\|Q) = \int (p - \gamma q)_+`; a mechanism is
+:math:`(\varepsilon, \delta)`-DP iff :math:`\delta(\varepsilon) \le \delta`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .finite import LossAtoms, finite_pair, has_finite_pair
+from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair
+from .rules import (
+    RULES,
+    DominanceKey,
+    Rule,
+    dominance_key,
+    dominating_pair,
+    eps_delta_pair,
+    is_class_worst_case,
+    privacy_profile,
+    pure_epsilon,
+    register_like,
+    renyi_curve,
+)
+from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax_of
+
+#: the family files: each registers all its rules on import; their order is the order of
+#: the mechanism syntax (expression names, plan table types). A new family is a file
+#: here plus one entry in this list.
+FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace")
+for _family in FAMILY_MODULES:
+    importlib.import_module(f"{__name__}.{_family}")
+del _family
+
+from .discrete_laplace import discrete_laplace_profile  # noqa: E402
+from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile  # noqa: E402
+from .laplace import laplace_profile  # noqa: E402
+from .pure import approx_dp_profile, pure_dp_profile  # noqa: E402
+
+__all__ = [
+    "FAMILY_MODULES",
+    "eps_delta_pair",
+    "privacy_profile",
+    "is_class_worst_case",
+    "dominating_pair",
+    "pure_epsilon",
+    "renyi_curve",
+    "dominance_key",
+    "register_like",
+    "finite_pair",
+    "has_finite_pair",
+    "Rule",
+    "RULES",
+    "DominanceKey",
+    "DominatingPair",
+    "SubsampledPair",
+    "PairAtom",
+    "PairSegment",
+    "LossAtoms",
+    "MechanismSyntax",
+    "Parameter",
+    "all_syntax",
+    "syntax_of",
+    "syntax_named",
+    "pure_dp_profile",
+    "approx_dp_profile",
+    "laplace_profile",
+    "gaussian_profile",
+    "discrete_laplace_profile",
+    "gaussian_log_delta",
+    "gaussian_log_delta_lower",
+]

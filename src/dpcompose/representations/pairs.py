@@ -1,0 +1,159 @@
+r"""Dominating pairs as data: atoms, continuous segments and what the methods read from them.
+
+A dominating pair of a mechanism is two output laws, ``B`` (with the target record) and
+``A`` (without it), whose hockey-stick divergences bound the mechanism's for every
+neighbouring pair. Its privacy loss is :math:`\ell = \log(dB/dA)`. One object describes
+it for every consumer:
+
+- ``pld`` reads the masses and segments (:mod:`dpcompose.methods.pld.discretize` builds
+  the loss law under ``P`` from them, subsampled or not);
+- ``optimal`` reads randomized response's masses (:func:`rr_atoms`) for its binomials;
+- hypothesis DP's exact enumeration reads the log-masses of atomic pairs
+  (:func:`~.finite.finite_pair`).
+
+Atoms carry their masses twice, linear and as logarithms, each computed by the family
+without losing relative accuracy (``expit`` for randomized response's masses, its
+``logaddexp`` form for their logs), so no consumer recomputes one from the other.
+
+Symmetric pairs (every pair here that is not subsampled) describe both orientations:
+swapping ``A`` and ``B`` is a relabelling of outputs. A subsampled mechanism's pair is
+:class:`SubsampledPair`: the inner pair, the rate and the scheme; its "remove" and
+"add" orientations are built by the method that composes it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy.special import expit
+
+__all__ = ["PairAtom", "PairSegment", "DominatingPair", "SubsampledPair", "rr_atoms", "delta_atoms"]
+
+ArrayFn = Callable[[np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class PairAtom:
+    """One output (or merged outputs) of a pair: loss ``log(b / a)`` with masses ``a`` (A) and ``b`` (B).
+
+    ``loss`` is ``+inf`` where only ``B`` has mass and ``-inf`` where only ``A`` has.
+    ``log_a``, ``log_b`` are the logs of the masses (``-inf`` for 0), computed accurately.
+    """
+
+    loss: float
+    a: float
+    b: float
+    log_a: float
+    log_b: float
+
+
+@dataclass(frozen=True)
+class PairSegment:
+    """A continuous part: an inner variable ``z`` in ``[z0, z1]`` with A- and B-densities.
+
+    ``loss(z)`` is the privacy loss, monotone (``increasing`` or not), ``inverse`` its
+    inverse; ``a_density``, ``b_density`` the densities in ``z``. ``normal_mu`` is set when
+    ``A = N(0, 1)`` and ``B = N(mu, 1)`` in ``z`` (then a consumer may cut the tails by
+    Gaussian quantiles, and use ``b = a e^loss`` for accuracy).
+    """
+
+    z0: float
+    z1: float
+    loss: ArrayFn
+    inverse: ArrayFn
+    a_density: ArrayFn
+    b_density: ArrayFn
+    increasing: bool
+    normal_mu: float | None = None
+
+
+@dataclass(frozen=True)
+class DominatingPair:
+    """A symmetric dominating pair: finitely many atoms plus continuous segments.
+
+    Attributes:
+        atoms: the atoms, in a fixed order.
+        segments: the continuous parts (empty for an atomic pair).
+        epsilon: the epsilon the pair is built from, for families parametrised by one
+            (the largest finite loss; ``inf`` for a non-private mechanism; ``None``
+            when there is none, e.g. the Gaussian). ``pld``'s lower model asks the rule
+            for the same family at a smaller epsilon (``dominating_pair(m, epsilon=e)``,
+            a post-processing, so it is dominated).
+        grid_anchor: a spacing of the loss lattice, for atomic pairs whose finite losses
+            are all multiples of it, or the location of a singular point of the loss law;
+            ``pld`` aligns its automatic grid to it. ``None`` if there is none.
+        attained: whether the pair is attained by the mechanism (then bounds computed
+            from the pair are also lower bounds); ``False`` for a description that only
+            bounds the mechanism (the exponential mechanism as epsilon-DP).
+    """
+
+    atoms: tuple[PairAtom, ...]
+    segments: tuple[PairSegment, ...] = ()
+    epsilon: float | None = None
+    grid_anchor: float | None = None
+    attained: bool = True
+
+    @property
+    def is_atomic(self) -> bool:
+        """No continuous part: the pair is a finite table (an exact enumeration can use it)."""
+        return not self.segments
+
+    @property
+    def is_identity(self) -> bool:
+        """Every loss is 0 (a 0-DP mechanism: the identity of composition)."""
+        return (self.is_atomic and all(at.loss == 0.0 for at in self.atoms if at.a > 0.0 or at.b > 0.0))
+
+
+@dataclass(frozen=True)
+class SubsampledPair:
+    """The pair of a subsampled mechanism: the inner pair, the sampling rate and scheme.
+
+    Poisson subsampling (add/remove neighbours): remove orientation
+    ``((1-q)A + qB, A)``, add orientation ``(A, (1-q)A + qB)``; sampling without
+    replacement (substitution): every invocation may take either (see
+    :mod:`dpcompose.methods.pld`).
+    """
+
+    inner: DominatingPair
+    rate: float
+    scheme: str
+
+    @property
+    def attained(self) -> bool:
+        return self.inner.attained
+
+    @property
+    def is_atomic(self) -> bool:
+        return self.inner.is_atomic
+
+    @property
+    def is_identity(self) -> bool:
+        return False
+
+
+def rr_atoms(epsilon: float, scale: float = 1.0, log_scale: float = 0.0) -> tuple[PairAtom, PairAtom]:
+    r"""Randomized response with parameter epsilon, both masses multiplied by ``scale``.
+
+    Atoms ``(epsilon; a = scale/(1+e^eps), b = scale e^eps/(1+e^eps))`` and the mirror
+    image; ``log_scale`` is ``log(scale)``, given by the caller to full accuracy (e.g.
+    ``log1p(-delta)``). Non-private (``epsilon = inf``): ``B`` and ``A`` have disjoint
+    supports.
+    """
+    if math.isinf(epsilon):
+        return (PairAtom(math.inf, 0.0, scale, -math.inf, log_scale),
+                PairAtom(-math.inf, scale, 0.0, log_scale, -math.inf))
+    hi, lo = float(expit(epsilon)), float(expit(-epsilon))
+    log_hi = -float(np.logaddexp(0.0, -epsilon))  # log(e^eps / (1 + e^eps))
+    log_lo = -float(np.logaddexp(0.0, epsilon))   # log(1 / (1 + e^eps))
+    return (PairAtom(epsilon, scale * lo, scale * hi, log_lo + log_scale, log_hi + log_scale),
+            PairAtom(-epsilon, scale * hi, scale * lo, log_hi + log_scale, log_lo + log_scale))
+
+
+def delta_atoms(delta: float) -> tuple[PairAtom, PairAtom]:
+    """The two atoms of mass delta with infinite loss of the (epsilon, delta) pair."""
+    log_delta = math.log(delta)
+    return (PairAtom(math.inf, 0.0, delta, -math.inf, log_delta),
+            PairAtom(-math.inf, delta, 0.0, log_delta, -math.inf))
