@@ -43,7 +43,7 @@ from .errors import (
     MethodNotApplicableError,
     UnsupportedMechanismError,
 )
-from .mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Subsampled, describe
+from .mechanisms import SUBSAMPLING_SCHEMES, Laplace, Mechanism, Subsampled, describe
 from .representations import MechanismSyntax, all_syntax, gaussian_log_delta, pure_epsilon
 
 __all__ = [
@@ -104,7 +104,7 @@ def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
             f"the Laplace scale sensitivity/epsilon = {sensitivity!r}/{epsilon!r} is not a "
             f"positive finite float; rescale the query."
         )
-    while Laplace(b, sensitivity).epsilon > epsilon:
+    while Laplace(b, sensitivity=sensitivity).epsilon > epsilon:
         b = math.nextafter(b, math.inf)
     return b
 
