@@ -80,6 +80,7 @@ is whatever relation the mechanisms' guarantees are stated for (the same for all
 from __future__ import annotations
 
 import heapq
+import decimal
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -149,6 +150,14 @@ def _frac_up(q: Fraction) -> float:
     return x
 
 
+def _as_written(x: float) -> Fraction:
+    """A number as the decimal written: the shortest decimal that reads back as the same
+    double (``0.1`` -> 1/10), exactly. Simple composition sums epsilons and deltas this
+    way (docs/theory.md, "Numbers as written"), so 100 x pure(0.1) is exactly 10, and
+    rounds the exact sum up once."""
+    return Fraction(repr(float(x)))
+
+
 def _frac_down(q: Fraction) -> float:
     """The largest double <= the exact rational q."""
     x = float(q)
@@ -202,7 +211,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
             :math:`\varepsilon_i \in [0, \infty]`, :math:`\delta_i \in [0, 1)`.
 
     Returns:
-        ``(epsilon, delta)``, both rounded up to the next double (delta capped at 1).
+        ``(epsilon, delta)``: the exact sums of the numbers as written (``0.1`` is 1/10,
+        see :func:`_as_written`), each rounded up once to a double (delta capped at 1).
 
     Guarantee:
         upper bound. The adaptive composition of mechanisms that are
@@ -230,8 +240,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
         if math.isinf(e):
             eps_inf = True
         else:
-            eps_sum += Fraction(e)
-        delta_sum += Fraction(d)
+            eps_sum += _as_written(e)
+        delta_sum += _as_written(d)
     eps = math.inf if eps_inf else _frac_up(eps_sum)
     return eps, min(1.0, _frac_up(delta_sum))
 
@@ -754,10 +764,11 @@ def _cached(parts: "_Parts", key: tuple, make: Callable[[], object]) -> object:
 def _simple_eps(parts: _Parts, delta: float) -> float:
     if parts.nonprivate:
         return math.inf
-    budget = Fraction(delta) - parts.fixed_delta
+    # numbers as written (_as_written): the target delta and each mechanism's (eps, delta)
+    budget = _as_written(delta) - sum((c * _as_written(d) for _, d, c in parts.fixed), Fraction(0))
     if budget < 0:
         return math.inf
-    eps_fixed = sum((c * Fraction(e) for e, _, c in parts.fixed), Fraction(0))
+    eps_fixed = sum((c * _as_written(e) for e, _, c in parts.fixed), Fraction(0))
     if not parts.profiled:
         return _frac_up(eps_fixed)
     base = _frac_up(eps_fixed)
@@ -907,10 +918,24 @@ def simple_method(groups: Groups) -> Guarantee:
         Composition", Thm 1; blog post "A Tail of Two Densities", Claim 10.
     """
     parts = _parts(groups)
+    prov: dict = {"theorem": {"name": "basic composition", "source": "Roth lecture 4 Thm 1; blog Claim 10"}}
+    if not parts.profiled and not parts.nonprivate and all(math.isfinite(e) for e, _, _ in parts.fixed):
+        # the exact decimal sums, for displays: epsilon(delta) is the first rounded up once,
+        # at every delta >= the second
+        prov["decimal"] = {key: _decimal_text(sum((c * _as_written(x[i]) for *x, c in parts.fixed), Fraction(0)))
+                           for i, key in ((0, "epsilon"), (1, "delta"))}
     return Guarantee("simple", epsilon_upper=lru_cache(maxsize=4096)(lambda d: _simple_eps(parts, d)),
-                     infinite_loss_mass=parts.infinite_loss_mass,
-                     provenance={"theorem": {"name": "basic composition",
-                                             "source": "Roth lecture 4 Thm 1; blog Claim 10"}})
+                     infinite_loss_mass=parts.infinite_loss_mass, provenance=prov)
+
+
+def _decimal_text(q: Fraction) -> str:
+    """The exact decimal text of a sum of decimals (its denominator divides a power of 10)."""
+    digits = 0
+    while (q * 10**digits).denominator != 1:
+        digits += 1
+    n = q.numerator * 10**digits // q.denominator
+    text = str(decimal.Decimal(n).scaleb(-digits))
+    return text
 
 
 @register_method("advanced", check_options=_check_with_simple)
