@@ -315,6 +315,8 @@ def test_python_plan_example_runs(tmp_path, capsys):
     assert mod["main"](["x", str(tmp_path / "r.svg")]) == 0
     out = capsys.readouterr().out
     assert "tightest certified epsilon at delta = 1e-6" in out and (tmp_path / "r.svg").exists()
+    assert all(len(line) <= 80 for line in out.splitlines() if str(tmp_path) not in line)  # issue 13
+    assert "## Headline" in (tmp_path / "r.md").read_text() and "](r.svg)" in (tmp_path / "r.md").read_text()
 
 
 def _mech_strategy():

@@ -129,15 +129,14 @@ class _Progress:
         return self
 
     def _start(self) -> None:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         with self._lock:
             if self._p is not None or self._timer is None:
                 return
             self._p = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                               TextColumn(self.what), TimeElapsedColumn(), TextColumn("left"),
-                               TimeRemainingColumn(), console=_console(stderr=True), transient=True)
+                               TextColumn(self.what), TimeRemainingColumn(), TextColumn("left"),
+                               console=_console(stderr=True), transient=True)
             self._p.start()
             self._task = self._p.add_task(self.label or "computing", total=self.total,
                                           completed=max(0, self.done))
@@ -150,10 +149,10 @@ class _Progress:
 
     def __call__(self, label: str) -> None:
         self.done += 1
-        self.label = label
+        self.label = label if len(label) <= 32 else label[:31] + "…"
         with self._lock:
             if self._p is not None:
-                self._p.update(self._task, description=label, completed=self.done)
+                self._p.update(self._task, description=self.label, completed=self.done)
 
     def __exit__(self, *exc: Any) -> None:
         with self._lock:

@@ -397,16 +397,17 @@ class _Job:
 
 
 def _run_jobs(jobs: Sequence[_Job], deltas: Sequence[float], epsilons: Sequence[float],
-              progress: Progress | None) -> tuple[list[Row], list[Skipped], list[Curve]]:
+              progress: Progress | None, more_steps: int = 0) -> tuple[list[Row], list[Skipped], list[Curve]]:
+    """Run each job at the targets; ``more_steps``: progress steps the caller takes afterwards."""
     rows: list[Row] = []
     skipped: list[Skipped] = []
     curves: list[Curve] = []
     set_total = getattr(progress, "set_total", None)
     if callable(set_total):
-        set_total(len(jobs))
+        set_total(len(jobs) + more_steps)
     for job in jobs:
         if progress is not None:
-            progress(job.label if job.scope == SCOPE_CLASSIC else f"{job.label} ({job.scope})")
+            progress(job.label if job.scope == SCOPE_CLASSIC else f"{job.label} (hypothesis DP)")
         t0 = time.perf_counter()
         try:
             g = job.build()
@@ -631,7 +632,7 @@ def build_report(plan: Any, *, methods: Sequence[str] | None = None,
             notes.append("hypothesis-DP rows: dpcompose.hypotheses.hdp with the named inner composition "
                          "method (Hartmann, Bindschaedler and West, Alg. 2, Def. 3, Sec. V)")
     invs = _plan_invocations(plan)
-    rows, skipped, curves = _run_jobs(jobs, deltas, epsilons, progress)
+    rows, skipped, curves = _run_jobs(jobs, deltas, epsilons, progress, more_steps=1)
     if progress is not None:
         progress("each invocation's own guarantee")
     _invocation_guarantees(invs, _invocation_terms(plan), deltas, epsilons)

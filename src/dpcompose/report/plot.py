@@ -49,10 +49,11 @@ DATA_SUFFIXES = (".csv", ".json")
 DROP_FACTOR = 10.0
 #: curves within this relative difference at every point are drawn as one
 COINCIDE_RTOL = 1e-3
-#: seconds the whole plot may spend evaluating curves, and the least each curve gets;
-#: a slow method's curve is drawn through the points computed in time (coarse first)
-PLOT_TIME_BUDGET = 6.0
-PLOT_MIN_SECONDS_PER_CURVE = 0.5
+#: seconds the whole plot may spend evaluating curves (in rounds across curves, coarse
+#: points first); a slow method's curve is drawn through the points computed in time
+PLOT_TIME_BUDGET = 8.0
+#: the same for plots against steps, where every point is a fresh composition
+STEPS_TIME_BUDGET = 20.0
 #: points of a steps plot
 STEP_POINTS = 12
 
@@ -80,6 +81,14 @@ class Series:
     complete: bool = True
     drawn: bool = True
     same_as: list[str] = field(default_factory=list)
+    #: points more than DROP_FACTOR above the tightest there: kept in the data, not drawn
+    far: list[bool] = field(default_factory=list)
+
+    def shown(self, values: Sequence[float] | None = None) -> list[tuple[float, float]]:
+        """The points drawn: finite, and not far above the tightest."""
+        vals = self.upper if values is None else values
+        far = self.far or [False] * len(self.x)
+        return [(x, y) for x, y, f in zip(self.x, vals, far) if math.isfinite(y) and not f]
 
 
 @dataclass
@@ -145,16 +154,29 @@ def _coarse_first(n: int) -> list[int]:
     return order
 
 
-def _sample(fn: Callable[[float], float], xs: Sequence[float], seconds: float) -> tuple[list[float], list[float], bool]:
-    """Evaluate ``fn`` at ``xs`` (coarse first) until ``seconds`` have passed (at least 2 points)."""
+def _sample_all(fns: Sequence[tuple[Callable[[float], float], Callable[[float], float] | None]],
+                xs: Sequence[float], seconds: float) -> list[tuple[list[float], list[float], list[float] | None, bool]]:
+    """Evaluate every curve (upper, and lower where given) at ``xs``, coarse first and in
+    rounds across the curves, until ``seconds`` have passed (every curve gets at least two
+    points): cheap curves finish at once and slow ones get the time that is left.
+
+    Returns, per curve, ``(x, upper, lower, complete)`` in increasing x.
+    """
+    order = _coarse_first(len(xs))
+    got: list[dict[int, tuple[float, float | None]]] = [{} for _ in fns]
     t0 = time.perf_counter()
-    got: dict[int, float] = {}
-    for count, i in enumerate(_coarse_first(len(xs))):
-        if count >= 2 and time.perf_counter() - t0 > seconds:
+    for rank, i in enumerate(order):
+        if rank >= 2 and time.perf_counter() - t0 > seconds:
             break
-        got[i] = float(fn(float(xs[i])))
-    idx = sorted(got)
-    return [float(xs[i]) for i in idx], [got[i] for i in idx], len(idx) == len(xs)
+        for c, (up, low) in enumerate(fns):
+            x = float(xs[i])
+            got[c][i] = (float(up(x)), None if low is None else float(low(x)))
+    out = []
+    for (up, low), pts in zip(fns, got):
+        idx = sorted(pts)
+        out.append(([float(xs[i]) for i in idx], [pts[i][0] for i in idx],
+                    None if low is None else [float(pts[i][1]) for i in idx], len(idx) == len(xs)))
+    return out
 
 
 def _grid(report: Report, kind: str) -> tuple[list[float], str, str, bool]:
@@ -200,32 +222,77 @@ def _functions(report: Report, c: Curve, kind: str) -> tuple[Callable[[float], f
     return (lambda s: c.rebuild(_scaled(report, s)).epsilon(d)), None
 
 
+def _short(c: Curve) -> str:
+    """A curve's name in plots: its method, with " [constraint]" outside classic DP."""
+    name = c.method or c.label.split(" [")[0]
+    return name if c.scope == SCOPE_CLASSIC else f"{name} [constraint]"
+
+
+def _close_to_best(report: Report, curves: list[Curve]) -> tuple[list[Curve], list[str]]:
+    """The curves whose row at the first target delta is within DROP_FACTOR of the tightest."""
+    d = _step_delta(report)
+    rows = {(r.method, r.scope): r.upper for r in report.rows if r.kind == "epsilon" and r.target == d}
+    best = min((u for u in rows.values() if math.isfinite(u)), default=math.inf)
+    keep, loose = [], []
+    for c in curves:
+        u = rows.get((c.method, c.scope))
+        if u is not None and math.isfinite(best) and best > 0 and not u <= DROP_FACTOR * best:
+            loose.append(_short(c))
+        else:
+            keep.append(c)
+    return keep, loose
+
+
+def _guarded(fn: Callable[[float], float]) -> Callable[[float], float]:
+    """``fn``, with NaN for a point the method refuses (drawn as a gap, never as a number)."""
+
+    def value(x: float) -> float:
+        try:
+            return fn(x)
+        except (DPComposeError, ArithmeticError):
+            return math.nan
+
+    return value
+
+
 def plot_data(report: Report, kind: str = "epsilon-delta") -> PlotData:
     """Compute every curve of a plot of ``report`` (see the module docstring for the rules)."""
     kind = _check_kind(kind)
     xs, xlabel, ylabel, xlog = _grid(report, kind)
-    per_curve = max(PLOT_MIN_SECONDS_PER_CURVE, PLOT_TIME_BUDGET / max(1, len(report.curves)))
-    series: list[Series] = []
+    fns, kept = [], []
     notes: list[str] = []
-    for c in report.curves:
+    curves = list(report.curves)
+    budget = PLOT_TIME_BUDGET
+    if kind == "steps":
+        # every point is a fresh composition: leave out first what is far above the tightest
+        # at the full count (the report's own rows), and allow more time
+        curves, loose = _close_to_best(report, curves)
+        if loose:
+            notes.append(f"not computed, more than {DROP_FACTOR:g}x above the tightest at "
+                         f"{_step_delta(report):g} for the whole run: " + ", ".join(loose))
+        budget = STEPS_TIME_BUDGET
+    for c in curves:
         up_fn, low_fn = _functions(report, c, kind)
         if up_fn is None:
-            notes.append(f"{c.label}: not drawn against steps (no way to recompute it)")
+            notes.append(f"{_short(c)}: not drawn against steps (no way to recompute it)")
             continue
-        try:
-            x, ys, complete = _sample(up_fn, xs, per_curve)
+        fns.append((_guarded(up_fn), None if low_fn is None else _guarded(low_fn)))
+        kept.append(c)
+    series: list[Series] = []
+    partial: dict[int, list[str]] = {}
+    for c, (x, ys, lows, complete) in zip(kept, _sample_all(fns, xs, budget)):
+        if all(math.isnan(y) for y in ys):
+            notes.append(f"{_short(c)}: not drawn (the method refused these points)")
+            continue
+        if lows is not None and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(lows, ys)
+                                    if math.isfinite(b)):
             lows = None
-            if low_fn is not None:
-                lows = [float(low_fn(v)) for v in x]
-                if all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(lows, ys) if math.isfinite(b)):
-                    lows = None
-        except (DPComposeError, ArithmeticError) as exc:
-            notes.append(f"{c.label}: not drawn ({' '.join(str(exc).split())[:120]})")
-            continue
-        series.append(Series(c.label, c.method or c.label, c.scope, x, ys, lows, c.certified,
+        series.append(Series(_short(c), c.method or c.label, c.scope, x, ys, lows, c.certified,
                              c.guarantee.exact, list(c.caveats), complete))
         if not complete:
-            notes.append(f"{c.label}: {len(x)} of {len(xs)} points (time budget)")
+            partial.setdefault(len(x), []).append(_short(c))
+    for n, names in sorted(partial.items()):
+        notes.append(f"{n} of {len(xs)} points (time budget): {', '.join(names)}")
     dropped = _drop_loose(series)
     _merge_coincident(series)
     ylog = _wants_log(series, kind)
@@ -235,17 +302,18 @@ def plot_data(report: Report, kind: str = "epsilon-delta") -> PlotData:
                  if r.kind == "epsilon" and r.tightest and math.isfinite(r.upper)]
     elif kind == "delta-epsilon":
         marks = [(r.target, r.upper) for r in report.rows if r.kind == "delta" and r.tightest and r.upper > 0]
+    partly = [f"{s.label} ({sum(s.far)} of {len(s.x)} points)" for s in series if s.drawn and any(s.far)]
+    if partly:
+        notes.insert(0, f"not drawn where more than {DROP_FACTOR:g}x above the tightest: " + ", ".join(partly))
     if dropped:
         notes.insert(0, f"not drawn, more than {DROP_FACTOR:g}x above the tightest everywhere: "
                         + ", ".join(dropped))
     return PlotData(kind, report.title, xlabel, ylabel, xlog, ylog, series, dropped, notes, marks)
 
 
-def _finite_pairs(a: Series, best: dict[float, float]) -> list[tuple[float, float]]:
-    return [(y, best[x]) for x, y in zip(a.x, a.upper) if x in best and math.isfinite(best[x]) and best[x] > 0]
-
-
 def _drop_loose(series: list[Series]) -> list[str]:
+    """Hide what is more than DROP_FACTOR above the pointwise tightest certified curve:
+    whole curves (returned) and single points of the others (``Series.far``)."""
     best: dict[float, float] = {}
     for s in series:
         if s.certified:
@@ -254,20 +322,23 @@ def _drop_loose(series: list[Series]) -> list[str]:
                     best[x] = min(best.get(x, math.inf), y)
     dropped = []
     for s in series:
-        pairs = _finite_pairs(s, best)
-        finite = [y for y in s.upper if math.isfinite(y)]
-        if not finite or (pairs and all(y > DROP_FACTOR * b for y, b in pairs)):
+        s.far = [math.isfinite(y) and x in best and y > DROP_FACTOR * best[x] and best[x] > 0
+                 for x, y in zip(s.x, s.upper)]
+        if not any(math.isfinite(y) for y in s.upper):
             s.drawn = False
-            dropped.append(s.label if finite else f"{s.label} (no finite bound in range)")
+            dropped.append(f"{s.label} (no finite bound in range)")
+        elif not s.shown():
+            s.drawn = False
+            dropped.append(s.label)
     return dropped
 
 
 def _close(a: Series, b: Series) -> bool:
-    if a.x != b.x or a.scope != b.scope or (a.lower is None) != (b.lower is None):
+    if a.x != b.x or a.scope != b.scope:
         return False
     for u, v in zip(a.upper, b.upper):
-        if math.isinf(u) or math.isinf(v):
-            if u != v:
+        if not (math.isfinite(u) and math.isfinite(v)):
+            if not (u == v or (math.isnan(u) and math.isnan(v))):
                 return False
         elif abs(u - v) > COINCIDE_RTOL * max(abs(u), abs(v), 1e-300):
             return False
@@ -286,9 +357,7 @@ def _merge_coincident(series: list[Series]) -> None:
 
 
 def _wants_log(series: list[Series], kind: str) -> bool:
-    if kind == "delta-epsilon":
-        return True
-    vals = [y for s in series if s.drawn for y in s.upper + (s.lower or []) if math.isfinite(y) and y > 0]
+    vals = [y for s in series if s.drawn for _, y in s.shown() + (s.shown(s.lower) if s.lower else []) if y > 0]
     return bool(vals) and max(vals) > 10.0 * min(vals)
 
 
@@ -297,7 +366,7 @@ def _wants_log(series: list[Series], kind: str) -> bool:
 
 
 def _label(report: Report, s: Series) -> str:
-    name = " = ".join([s.method] + s.same_as)
+    name = " = ".join([s.method] + s.same_as[:1]) + (f" (+{len(s.same_as) - 1} equal)" if len(s.same_as) > 1 else "")
     if s.exact:
         name += " (exact)"
     if not s.certified:
@@ -319,7 +388,7 @@ def figure(report: Report, data: PlotData):
     with_lower = False
     for s in data.drawn:
         color = _COLORS[methods.index(s.method) % len(_COLORS)]
-        pts = [(x, y) for x, y in zip(s.x, s.upper) if math.isfinite(y) and (y > 0 or not data.ylog)]
+        pts = [(x, y) for x, y in s.shown() if y > 0 or not data.ylog]
         if not pts:
             continue
         ls = "-" if s.scope == SCOPE_CLASSIC else "--"
@@ -331,7 +400,7 @@ def figure(report: Report, data: PlotData):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, lw=2.2 if s.exact else 1.6, ls=ls,
                 marker="o" if len(pts) <= 12 else None, ms=3, label=label)
         if s.lower is not None:
-            low = [(x, y) for x, y in zip(s.x, s.lower) if math.isfinite(y) and (y > 0 or not data.ylog)]
+            low = [(x, y) for x, y in s.shown(s.lower) if y > 0 or not data.ylog]
             if low:
                 ax.plot([p[0] for p in low], [p[1] for p in low], color=color, lw=0.9, ls=":")
                 with_lower = True
@@ -356,16 +425,16 @@ def figure(report: Report, data: PlotData):
         if data.marks:
             title.append("★ tightest at the report's targets")
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  title="\n".join(title) or None, title_fontsize=7, frameon=False)
+                  title="\n".join(title) or None, title_fontsize=7, frameon=False, alignment="left")
     else:
         ax.text(0.5, 0.5, "no method produced a finite guarantee", transform=ax.transAxes, ha="center")
     foot = data.notes + [f"†{i} looser fallback: {c}" for i, c in enumerate(report.caveats, 1)]
     if foot:
         import textwrap
 
-        fig.text(0.76, 0.04, "\n".join(textwrap.fill(n, 60, subsequent_indent="   ") for n in foot),
+        fig.text(0.755, 0.04, "\n".join(textwrap.fill(n, 52, subsequent_indent="   ") for n in foot),
                  fontsize=6.5, va="bottom", ha="left", color="#6b4a00")
-    fig.subplots_adjust(left=0.07, right=0.74, top=0.92, bottom=0.11)
+    fig.subplots_adjust(left=0.08, right=0.74, top=0.92, bottom=0.11)
     return fig
 
 
