@@ -171,8 +171,10 @@ def test_bad_hdp_options_name_the_field(extra, path, words):
 def test_hdp_options_need_a_hypothesis_dp_plan_and_the_hdp_rows():
     with pytest.raises(PlanError, match=r"options.hdp.*no \[membership\]"):
         parse_plan('[[invocations]]\nmechanism = "pure(1)"\n[options.hdp]\nenumeration_limit = 3\n')
-    with pytest.raises(PlanError, match="leaves out"):
-        parse_plan('methods = ["simple"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
+    with pytest.raises(PlanError, match="runs no hypothesis-DP row"):
+        parse_plan('methods = ["parallel"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
+    # a composition method is also the inner method of the hypothesis-DP rows (issue 13)
+    parse_plan('methods = ["simple"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
 
 
 def test_plan_couplings_match_hdp():

@@ -23,8 +23,6 @@ import math
 import struct
 from typing import Callable, Literal
 
-import numpy as np
-
 __all__ = [
     "invert_delta_to_epsilon",
     "invert_epsilon_to_delta",
@@ -272,8 +270,3 @@ def invert_epsilon_to_delta(
     else:
         lo, hi = _bisect(passes, SMALLEST_DELTA, 1.0, rel_tol)
     return hi if upper else lo
-
-
-def as_float_array(values) -> np.ndarray:
-    """A 1-D float array view of a scalar or sequence."""
-    return np.atleast_1d(np.asarray(values, dtype=float))

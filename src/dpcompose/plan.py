@@ -749,9 +749,11 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None, 
             if spec.membership is None and spec.hypotheses is None:
                 problems.append(("options.hdp", "sets hypothesis-DP options but the plan has no [membership] "
                                  "or [hypotheses]. Remedy: add one, or remove [options.hdp]"))
-            elif spec.methods is not None and "hdp" not in spec.methods:
-                problems.append(("options.hdp", "sets hypothesis-DP options but `methods` leaves out "
-                                 "\"hdp\". Remedy: add \"hdp\" to `methods` or remove [options.hdp]"))
+            elif spec.methods is not None and all(m.lower() == "parallel" for m in spec.methods):
+                # any composition method (as the inner method) or "hdp" runs the hypothesis-DP rows
+                problems.append(("options.hdp", "sets hypothesis-DP options but `methods` runs no "
+                                 "hypothesis-DP row. Remedy: add \"hdp\" (or a composition method) to "
+                                 "`methods`, or remove [options.hdp]"))
         elif name not in _am():
             problems.append((f"options.{name}", f"names no registered method. Remedy: use one of "
                              f"{', '.join(_am())}"))
