@@ -595,3 +595,20 @@ def test_demo_fits_80_columns(tmp_path, monkeypatch):
     assert all(len(ln) <= 80 for ln in lines), max(lines, key=len)
     assert "…" not in "\n".join(_table_lines(r.stdout))
     assert "At δ = 1e-06: ε ≤ 4.7746 (optimal, exact)" in r.stdout
+    # the README's excerpt is what the demo prints
+    shown = {ln.rstrip() for ln in lines}
+    excerpt = _readme_block("An excerpt of `dpcompose demo`", "```\n")
+    assert len(excerpt) > 10 and [ln for ln in excerpt if ln not in shown] == []
+
+
+def _readme_block(after: str, fence: str) -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split(after, 1)[1]
+    return [ln.rstrip() for ln in text.split(fence, 1)[1].split("```", 1)[0].splitlines() if ln.strip()]
+
+
+def test_readme_review_excerpt_is_the_review_document(reports):
+    md = R.to_markdown(reports["regions.toml"])
+    excerpt = _readme_block("An excerpt of the review document", "```markdown\n")
+    # everything but the lines that name the date, the version and the path
+    kept = [ln for ln in excerpt if not ln.startswith(("| date", "| dpcompose", "| input"))]
+    assert len(kept) > 15 and [ln for ln in kept if ln not in md] == []
