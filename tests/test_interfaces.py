@@ -606,6 +606,13 @@ def _readme_block(after: str, fence: str) -> list[str]:
     return [ln.rstrip() for ln in text.split(fence, 1)[1].split("```", 1)[0].splitlines() if ln.strip()]
 
 
+def test_plans_doc_table_is_what_report_prints(reports):
+    doc = (ROOT / "docs" / "plans.md").read_text(encoding="utf-8").split("## Reports", 1)[1]
+    excerpt = [ln.rstrip() for ln in doc.split("```\n", 1)[1].split("```", 1)[0].splitlines() if ln.strip()]
+    shown = {ln.rstrip() for ln in _render(reports["pure_dp_100.toml"], 80).splitlines()}
+    assert len(excerpt) > 8 and [ln for ln in excerpt if ln not in shown] == []
+
+
 def test_readme_review_excerpt_is_the_review_document(reports):
     md = R.to_markdown(reports["regions.toml"])
     excerpt = _readme_block("An excerpt of the review document", "```markdown\n")
