@@ -246,6 +246,25 @@ def test_delta_epsilon_plot_and_curve_export(tmp_path):
     assert rows[0].startswith("curve,method") and len(rows) == 1 + sum(len(c["points"]) for c in doc["curves"])
 
 
+def test_membership_plot_is_log_when_it_spans_a_decade_and_says_what_dashes_mean(reports, tmp_path):
+    rep = reports["hospitals.toml"]
+    data = R.plot_data(rep)
+    ys = [y for s in data.drawn for _, y in s.shown() if y > 0]
+    assert max(ys) > 10 * min(ys) and data.ylog      # simple's 10 against pld's 0.47 under the constraint
+    assert "simple" in " ".join(data.notes)            # its points far above the tightest are listed
+    from dpcompose.report.plot import figure
+    import matplotlib.pyplot as plt
+
+    fig = figure(rep, data)
+    try:
+        ax = fig.axes[0]
+        assert ax.get_yscale() == "log"
+        assert "dashed: membership constraint" in ax.get_legend().get_title().get_text()
+    finally:
+        plt.close(fig)
+    _png_checks(R.write_plot(rep, tmp_path / "h.png", data=data))
+
+
 def test_coincident_curves_are_drawn_once():
     rep = R.compare([(dpc.PureDP(0.1), 10)], deltas=[1e-6], methods=["simple", "advanced", "optimal"])
     data = R.plot_data(rep)
@@ -320,6 +339,21 @@ def test_mis_scaled_query_warns_before_the_work():
     assert R.sanity_warnings([(dpc.Laplace(20.0), 500)], [1e-6]) == []
     total = R.sanity_warnings([(dpc.PureDP(2.0), 200)], [1e-6])
     assert len(total) == 1 and "above 100" in total[0]
+
+
+def test_mis_scaled_plan_warns_before_any_method_runs(tmp_path):
+    text = 'methods = ["rdp", "simple"]\n[[invocations]]\nmechanism = "gaussian(sigma=2, sensitivity=1000)"\n'
+    events: list[str] = []
+    rep = R.build_report(parse_plan(text), warn=lambda w: events.append("warn: " + w),
+                         progress=lambda label: events.append("step: " + label))
+    assert events[0].startswith("warn: ") and "alone has ε" in events[0]
+    assert all(e.startswith("step: ") for e in events[1:]) and len(events) > 2
+    # the same warning is on stderr, in the JSON and in the review document
+    assert rep.warnings and "## Warnings" in R.to_markdown(rep)
+    (tmp_path / "p.toml").write_text(text)
+    r = run("report", str(tmp_path / "p.toml"), "--json")
+    assert r.exit_code == 0 and "alone has ε" in r.stderr
+    assert json.loads(r.stdout)["warnings"] == rep.warnings
 
 
 # ---------------------------------------------------------------------------
