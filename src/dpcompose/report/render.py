@@ -271,7 +271,7 @@ def _row_tables(report: Report, rows: Sequence[Row]) -> list[tuple]:
         out.append(("h3", f"{fmt_target(kind, target)} · {scope}"))
         body = [["★" if r.tightest else "", r.method, upper_text(r), fmt_lower(r.lower, kind),
                  _note(report, r), fmt_time(r.seconds)] for r in picked]
-        out.append(("table", ["", "method", f"{sym} upper", f"{sym} lower", "", "time"], body, "llrrlr"))
+        out.append(("table", ["", "method", f"{sym} upper", f"{sym} lower", "note", "time"], body, "llrrlr"))
     return out
 
 
