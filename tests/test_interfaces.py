@@ -305,6 +305,7 @@ def test_repeated_deltas_and_methods_make_a_small_table():
         for d in (1e-6, 1e-9):
             row = [ln for ln in lines if re.match(rf"^δ = {d:g}\s+{m}\s", ln)]
             assert row and R.fmt_upper(g.epsilon(d)) in row[0], (m, d, r.stdout)
+    assert "auto" not in r.stdout          # the footer explains only what the table shows
     r = run("epsilon", "laplace(scale=20) x 100", "-d", "1e-6", "-d", "1e-9", "--json")
     res = json.loads(r.stdout)["results"]
     assert [x["delta"] for x in res] == [1e-6, 1e-9] and all(x["requested_method"] == "auto" for x in res)
@@ -532,6 +533,7 @@ def test_calibrated_noise_is_displayed_rounded_up():
     text = run(*args).stdout
     shown = re.search(r"sigma = ([0-9.e+-]+)", text).group(1)
     assert float(shown) >= value and "rounded up" in text
+    assert all(len(ln) <= 80 for ln in text.splitlines()), text     # fits a terminal
 
 
 def test_significant_digits_scale_with_magnitude():

@@ -543,7 +543,8 @@ def _query_table(expr: str, kind: str, results: list[dict[str, Any]]) -> None:
         t.add_row(fmt_target(kind, r["target"]), escape(name),
                   _upper_text(r["guarantee"], kind, r["target"], r["upper"]), fmt_lower(r["lower"], kind))
     out.print(t)
-    out.print("[dim]certified bounds: upper rounded up, lower down · auto: the tightest method[/dim]")
+    auto = " · auto: the tightest method" if any(r["requested_method"] == "auto" for r in results) else ""
+    out.print(f"[dim]certified bounds: upper rounded up, lower down{auto}[/dim]")
 
 
 def _targets(option: str, values: List[float], check: Callable[..., float]) -> list[float]:
@@ -674,10 +675,13 @@ def calibrate(
              else R.fmt_noise(res["value"], res.get("more_private") or "larger"))
     rounding = "" if isinstance(res["value"], int) or shown == repr(res["value"]) else \
         (", rounded up" if (res.get("more_private") or "larger") == "larger" else ", rounded down")
-    typer.echo(f"{res['parameter']} = {shown}  (meets ε ≤ {epsilon:g} at δ = {d:g}{rounding}; {how})")
     what = res.get("expression") or res.get("plan")
-    typer.echo(f"check: {what} gives ε ≤ {R.fmt_upper(res['epsilon_achieved'])} "
-               f"(certified upper bound, method {res['method']}, at δ = {d:g})")
+    out = _console()   # wraps at the terminal's width (issue 13)
+    for line in (f"{res['parameter']} = {shown}  (meets ε ≤ {epsilon:g} at δ = {d:g}{rounding})",
+                 f"calibrated by {how}",
+                 f"check: {what} gives ε ≤ {R.fmt_upper(res['epsilon_achieved'])} "
+                 f"(certified upper bound, method {res['method']}, at δ = {d:g})"):
+        out.print(line, markup=False)
 
 
 def _search_range(low: Optional[float], high: Optional[float], integer: bool) -> tuple[float, float]:
