@@ -50,6 +50,9 @@ from .plot import (
 )
 from .render import LEGEND, headline_lines, render_table, to_html, to_markdown, upper_text
 
+#: the old private name (report.py's), still imported by main's cli_fdp.py; use :func:`jsonable`
+_jsonable = jsonable
+
 __all__ = [
     "Row", "Skipped", "Curve", "Invocation", "Headline", "Report",
     "STATUS_UPPER", "STATUS_EXACT", "STATUS_ESTIMATE", "SCOPE_CLASSIC", "REPORT_ONLY_METHODS",
