@@ -337,6 +337,7 @@ def test_mis_scaled_query_warns_before_the_work():
     assert r.exit_code == 0, r.output
     assert "warning:" in r.stderr and "alone has ε" in r.stderr and "sensitivity" in r.stderr
     assert r.output.index("warning:") < r.output.index("ε ≤")   # before the result
+    assert all(len(ln) <= 80 for ln in r.stderr.splitlines())    # wrapped at the terminal's width
     assert R.sanity_warnings([(dpc.Laplace(20.0), 500)], [1e-6]) == []
     total = R.sanity_warnings([(dpc.PureDP(2.0), 200)], [1e-6])
     assert len(total) == 1 and "above 100" in total[0]

@@ -74,7 +74,8 @@ def _fail(message: str, code: int) -> None:
 
 
 def _warn(message: str) -> None:
-    typer.echo(f"warning: {message}", err=True)
+    """A warning on stderr, wrapped at the terminal's width."""
+    _console(stderr=True).print(f"warning: {message}", markup=False, style="yellow")
 
 
 def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
