@@ -62,7 +62,7 @@ def main():
 
 def regions_and_couplings():
     """Issue 9, items 7 and 8: identical regions at any count; a 4-database optimal coupling."""
-    region = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, 1000.0), 10)]
+    region = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, sensitivity=1000.0), 10)]
     for n in (12, 1000):
         mechs = region * n
         dbs = [d for d in range(n) for _ in region]

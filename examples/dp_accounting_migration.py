@@ -26,6 +26,8 @@ import dp_accounting
 from dp_accounting.pld import PLDAccountant
 
 import dpcompose as dpc
+from dpcompose.expressions import format_mechanism
+from dpcompose.report import fmt_lower, fmt_upper
 
 DELTA = 1e-5
 
@@ -49,10 +51,12 @@ def main() -> tuple[float, tuple[float, float]]:
     bracket = g.epsilon_bounds(DELTA)
     t_after = time.perf_counter() - t
 
-    print("dpcompose input:", dpc.from_dp_event(event))
+    print("dpcompose input:")
+    for m, k in dpc.from_dp_event(event):
+        print(f"  {k} x {format_mechanism(m)}")
     print(f"dp_accounting PLD : epsilon = {before:.6f}            ({t_before:.2f} s)")
-    print(f"dpcompose         : epsilon in [{bracket[0]:.6f}, {bracket[1]:.6f}] "
-          f"(certified, method {g.method}; {t_after:.2f} s)")
+    print(f"dpcompose         : epsilon in [{fmt_lower(bracket[0])}, {fmt_upper(bracket[1])}]\n"
+          f"                    (certified, method {g.method}; {t_after:.2f} s)")
     return before, bracket
 
 

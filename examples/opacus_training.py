@@ -17,6 +17,7 @@ from opacus import PrivacyEngine
 from opacus.accountants import RDPAccountant
 
 import dpcompose.integrations.opacus  # noqa: F401  (registers accountant="dpcompose")
+from dpcompose.report import fmt_lower, fmt_upper
 
 DELTA = 1e-5
 
@@ -37,6 +38,7 @@ def main(epochs: int = 3) -> list[float]:
         noise_multiplier=1.0, max_grad_norm=1.0)               # Poisson sampling (the default)
 
     eps = []
+    print("certified epsilon after each epoch (Poisson sampling, add/remove one example):")
     for epoch in range(1, epochs + 1):
         correct = total = 0
         for xb, yb in loader:
@@ -48,12 +50,12 @@ def main(epochs: int = 3) -> list[float]:
             total += len(yb)
         lo, hi = engine.accountant.get_epsilon_bounds(DELTA)  # certified bracket
         eps.append(engine.get_epsilon(DELTA))                 # certified upper bound
-        print(f"epoch {epoch}: train accuracy {correct / max(total, 1):.2f}, "
-              f"epsilon in [{lo:.4f}, {hi:.4f}] at delta = {DELTA:g} (add/remove one example)")
+        print(f"epoch {epoch}: train accuracy {correct / max(total, 1):.2f}, epsilon in "
+              f"[{fmt_lower(lo)}, {fmt_upper(hi)}] at delta = {DELTA:g}")
 
     rdp = RDPAccountant()
     rdp.history = list(engine.accountant.history)
-    print(f"Opacus RDP on the same steps: epsilon <= {rdp.get_epsilon(DELTA):.4f}")
+    print(f"Opacus RDP on the same steps: epsilon <= {fmt_upper(rdp.get_epsilon(DELTA))}")
     return eps
 
 

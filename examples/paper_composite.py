@@ -43,8 +43,8 @@ def counterexample():
     g = hdp(mechs, hypotheses=(p0, p1), coupling="exact")
     for e in (0.3, 0.6):
         est = estimate_delta(adv, 2, p0, p1, e, samples=2000, seed=1)
-        print(f"  Monte Carlo of Alg. 2: delta({e}) = {est.estimate:.4f} +- {est.standard_error:.4f}"
-              f"  (exact, both directions: {g.delta(e):.4f})")
+        print(f"  Monte Carlo of Alg. 2: delta({e}) = {est.estimate:.4f} +- {est.standard_error:.4f}\n"
+              f"    (exact, both directions: {g.delta(e):.4f})")
 
 
 def point_mass():

@@ -9,16 +9,22 @@ composition as the paper applies it (Sec. V-A1), for unbounded and bounded neigh
 Run: python examples/paper_membership.py
 """
 
+import textwrap
+
 import numpy as np
 
 import dpcompose as dpc
+from dpcompose.report import fmt_upper
 from dpcompose.hypotheses import Allowed, AtMost, hdp, parallel_composition
 
 DELTA = 1e-6
 
 
 def show(name, value, note=""):
-    print(f"  {name:<52} eps({DELTA:g}) = {value:9.4f}  {note}")
+    """One row: the name, epsilon at DELTA (rounded up), and any note wrapped below it."""
+    print(f"  {name:<56} eps = {fmt_upper(value):>9}")
+    for line in textwrap.wrap(note, 72):
+        print(f"      {line}")
 
 
 def example1():
@@ -26,14 +32,15 @@ def example1():
     k, cap = 1000, 365
     scales = rng.uniform(10.0, 100.0, size=k)
     mechs = [dpc.Laplace(scale=float(s)) for s in scales]
-    print(f"\nExample 1 (hospitals): k = {k} Laplace mechanisms, scales in [10, 100], at most {cap} per person")
+    print(f"\nExample 1 (hospitals): k = {k} Laplace mechanisms, scales in [10, 100],\n"
+          f"at most {cap} per person; epsilon at delta = {DELTA:g}")
     classic = dpc.compose(mechs, method="advanced")
     show("classic composition of all k (advanced)", classic.epsilon(DELTA))
     worst = sorted(mechs, key=lambda m: m.scale)
     for neighbors, m in (("unbounded", cap), ("bounded", 2 * cap)):
         print(f" {neighbors}:")
         paper = dpc.compose(worst[:m], method="advanced")
-        show(f"paper: max CompGuarantee over {m} databases (advanced)", paper.epsilon(DELTA))
+        show(f"paper: max CompGuarantee over {m} databases (advanced)"[:56], paper.epsilon(DELTA))
         g = hdp(mechs, membership=AtMost(cap), neighbors=neighbors, method="advanced")
         show("dpcompose hdp, inner advanced", g.epsilon(DELTA), g.provenance.get("worst_case", ""))
         g = hdp(mechs, membership=AtMost(cap), neighbors=neighbors, method="rdp")
@@ -46,8 +53,8 @@ def example2():
     k = 40
     eps = [(0.1, 0.3, 0.5, 0.9)[i % 4] for i in range(k)]
     mechs = [dpc.RandomizedResponse(e) for e in eps]
-    print(f"\nExample 2 (subsidiaries): k = {k} randomized-response mechanisms, eps_i in {{0.1, 0.3, 0.5, 0.9}}, "
-          f"a person works at one subsidiary")
+    print(f"\nExample 2 (subsidiaries): k = {k} randomized-response mechanisms,\n"
+          f"eps_i in {{0.1, 0.3, 0.5, 0.9}}, a person works at one subsidiary")
     for neighbors in ("unbounded", "bounded"):
         g = hdp(mechs, membership=AtMost(1), neighbors=neighbors, method="exact")
         top = sorted(eps)[-2:]
@@ -74,7 +81,8 @@ def example3():
     def comp(idx):  # exact composition of the mechanisms with 1-based indices idx
         return hdp([mechs[i - 1] for i in idx], method="exact").epsilon(DELTA)
 
-    print(f"\nExample 3 (software columns): k1, k2, k3 = {k1}, {k2}, {k3}; randomized response eps = 0.3 per column")
+    print(f"\nExample 3 (software columns): k1, k2, k3 = {k1}, {k2}, {k3};\n"
+          f"randomized response eps = 0.3 per column")
     print(" unbounded:")
     paper_u = max(comp(range(k1, k3 + 1)), comp(range(1, k2 + 1)))
     g = hdp(mechs, membership=Allowed([c1, c2, c3]), neighbors="unbounded", method="exact")

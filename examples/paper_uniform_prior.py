@@ -13,7 +13,9 @@ from dpcompose.hypotheses import cor6, cor7, eq4, thm3, uniform_nonzero_guarante
 
 
 def row(name, eps, delta, note=""):
-    print(f"  {name:<44} eps = {eps:9.5f}  delta = {delta:.3g}  {note}")
+    print(f"  {name:<44} eps = {eps:9.5f}  delta = {delta:.3g}")
+    if note:
+        print(f"      ({note})")
 
 
 def pure(k, eps1, delta):
@@ -30,7 +32,7 @@ def pure(k, eps1, delta):
     c = cor6(mechs, delta, method="optimal")
     row("paper Cor. 6, optimal composition inside", c.epsilon, c.delta, c.label)
     row("dpcompose exact (uniform prior), at delta = 0", exact.epsilon(0.0), 0.0)
-    row(f"dpcompose exact (uniform prior), at delta = {delta:g}", exact.epsilon(delta), delta)
+    row(f"dpcompose exact (uniform prior), delta {delta:g}", exact.epsilon(delta), delta)
     return p, exact
 
 
@@ -42,8 +44,8 @@ def approx(k, eps1, delta1):
     row("classic simple composition", k * eps1, k * delta1)
     row("paper Eqs. 3-4 / Cor. 7", p.epsilon, p.delta, p.label)
     row("dpcompose exact: eps at the paper's delta", exact.epsilon(p.delta), p.delta)
-    print(f"  {'dpcompose exact: delta at the paper eps':<44} delta = {exact.delta(p.epsilon):.6g}"
-          f"  (paper {p.delta:.6g})")
+    print(f"  {'dpcompose exact: delta at the paper eps':<44} delta = {exact.delta(p.epsilon):.6g}\n"
+          f"      (paper {p.delta:.6g})")
     return p, exact
 
 

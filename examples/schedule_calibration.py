@@ -11,6 +11,7 @@ Run: python examples/schedule_calibration.py
 from __future__ import annotations
 
 import dpcompose as dpc
+from dpcompose.report import fmt_noise, fmt_upper
 
 N, DELTA = 60000, 1e-5
 
@@ -26,19 +27,19 @@ def schedule(sigma: float) -> list:
 
 def main() -> dict:
     r = dpc.calibrate(schedule, epsilon=3.0, delta=DELTA, method="pld")
-    print(f"schedule: noise multiplier {r.parameter:.6f} gives epsilon <= {r.epsilon:.6f} "
-          f"(detected: a {r.more_private} multiplier is more private; {r.evaluations} compositions)")
+    print(f"schedule: noise multiplier {fmt_noise(r.parameter)} gives epsilon <= {fmt_upper(r.epsilon)}\n"
+          f"  (detected: a {r.more_private} multiplier is more private; {r.evaluations} compositions)")
 
     # how many epochs at sigma = 1.1 fit in epsilon = 2? (a whole number; fewer is more private)
     e = dpc.calibrate(lambda k: [(step(1.1, 256), k * -(-N // 256))], epsilon=2.0, delta=DELTA,
                       method="pld", integer=True, search_range=(1, 500))
-    print(f"epochs at sigma 1.1: {e.parameter} (epsilon <= {e.epsilon:.4f}; {e.failing_parameter} "
+    print(f"epochs at sigma 1.1: {e.parameter} (epsilon <= {fmt_upper(e.epsilon)}; {e.failing_parameter} "
           f"epochs would not meet 2.0)")
 
     # the same noise multiplier for a DP-SGD model and 20 Laplace counts at twice its scale
     split = dpc.calibrate(lambda s: [(step(s, 256), 2000), (dpc.Laplace(20 * s), 20)],
                           epsilon=2.0, delta=DELTA, method="pld")
-    print(f"model + counts: s = {split.parameter:.6f}, epsilon <= {split.epsilon:.6f}")
+    print(f"model + counts: s = {fmt_noise(split.parameter)}, epsilon <= {fmt_upper(split.epsilon)}")
     return {"schedule": r, "epochs": e, "split": split}
 
 

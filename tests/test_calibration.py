@@ -93,7 +93,7 @@ def exact_gaussian_method():
 @pytest.mark.parametrize("eps,sens", [(0.1, 1.0), (1.0, 1.0), (0.3, 7.0), (50.0, 1.0), (1e-9, 1.0), (3.0, 0.1)])
 def test_laplace_scale(eps, sens):
     b = laplace_scale(eps, sens)
-    assert dpc.Laplace(b, sens).epsilon <= eps
+    assert dpc.Laplace(b, sensitivity=sens).epsilon <= eps
     assert b == pytest.approx(sens / eps, rel=1e-15)
 
 
@@ -298,8 +298,8 @@ def test_calibrate_dp_sgd_pld():
 def test_calibrate_without_replacement_and_factories():
     r = calibrate(dpc.Gaussian, 100, epsilon=1.0, delta=1e-6, rate=0.1, scheme="poisson", method="rdp")
     assert r.parameter_name == "sigma" and r.compose().epsilon(1e-6) <= 1.0
-    r2 = calibrate(lambda b: dpc.Laplace(b, 2.0), 10, epsilon=1.0, delta=1e-6, method="rdp")
-    assert compose([(dpc.Laplace(r2.parameter, 2.0), 10)], method="rdp").epsilon(1e-6) <= 1.0
+    r2 = calibrate(lambda b: dpc.Laplace(b, sensitivity=2.0), 10, epsilon=1.0, delta=1e-6, method="rdp")
+    assert compose([(dpc.Laplace(r2.parameter, sensitivity=2.0), 10)], method="rdp").epsilon(1e-6) <= 1.0
     r3 = calibrate("laplace", 10, epsilon=1.0, delta=1e-6, rate=0.2, scheme="without_replacement",
                    method="simple")
     assert r3.mechanism == dpc.Subsampled(dpc.Laplace(r3.parameter), 0.2, "without_replacement")

@@ -59,7 +59,7 @@ def theirs(event, delta, relation=NR.ADD_OR_REMOVE_ONE, h=1e-4):
 def test_translation_event_by_event():
     f = dpc.from_dp_event
     assert f(dpa.GaussianDpEvent(1.5)) == [(dpc.Gaussian(1.5), 1)]
-    assert f(dpa.GaussianDpEvent(1.5), neighbors="replace_one") == [(dpc.Gaussian(1.5, 2.0), 1)]
+    assert f(dpa.GaussianDpEvent(1.5), neighbors="replace_one") == [(dpc.Gaussian(1.5, sensitivity=2.0), 1)]
     assert f(dpa.LaplaceDpEvent(3.0)) == [(dpc.Laplace(3.0), 1)]
     assert f(dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(Q, dpa.GaussianDpEvent(1.1)), 7)) == [
         (dpc.Subsampled(dpc.Gaussian(1.1), Q, "poisson"), 7)]
@@ -69,7 +69,7 @@ def test_translation_event_by_event():
     assert f(dpa.NoOpDpEvent()) == []
     assert f(_epsilon_delta_event()(0.5, 1e-6)) == [(dpc.ApproxDP(0.5, 1e-6), 1)]
     wor = f(dpa.SampledWithoutReplacementDpEvent(1000, 10, dpa.GaussianDpEvent(1.0)), neighbors="replace_one")
-    assert wor == [(dpc.Subsampled(dpc.Gaussian(1.0, 2.0), 0.01, "without_replacement"), 1)]
+    assert wor == [(dpc.Subsampled(dpc.Gaussian(1.0, sensitivity=2.0), 0.01, "without_replacement"), 1)]
     # randomized response: p = noise probability over k buckets, replace one
     (rr, n), = f(dpa.RandomizedResponseDpEvent(0.3, 2), neighbors="replace_one")
     assert isinstance(rr, dpc.RandomizedResponse) and n == 1

@@ -65,9 +65,9 @@ def test_samplers_map_to_mechanisms():
     assert dpsgd_mechanism(**RUN) == dpc.Subsampled(dpc.Gaussian(1.1), Q, "poisson")
     # a fixed batch: substitution changes the clipped sum by up to 2C
     assert dpsgd_mechanism(**RUN, sampler="without_replacement") == dpc.Subsampled(
-        dpc.Gaussian(1.1, 2.0), Q, "without_replacement")
+        dpc.Gaussian(1.1, sensitivity=2.0), Q, "without_replacement")
     assert dpsgd_mechanism(noise_multiplier=2.0, batch_size=10, dataset_size=10,
-                           sampler="without_replacement") == dpc.Gaussian(2.0, 2.0)
+                           sampler="without_replacement") == dpc.Gaussian(2.0, sensitivity=2.0)
 
 
 @pytest.mark.parametrize("epochs, steps", [(1, 235), (2.5, 588), (0.001, 1), (30, 7050)])

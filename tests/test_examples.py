@@ -27,6 +27,7 @@ def test_schedule_calibration_example(capsys):
     out = load("schedule_calibration").main()
     printed = capsys.readouterr().out
     assert "schedule: noise multiplier" in printed and "epochs at sigma 1.1" in printed
+    assert all(len(line) <= 80 for line in printed.splitlines())   # fits a terminal (issue 13)
     for r in out.values():
         assert r.compose().epsilon(1e-5) <= r.target_epsilon
     assert out["schedule"].more_private == "larger" and out["epochs"].more_private == "smaller"
@@ -37,7 +38,8 @@ def test_dp_accounting_migration_example(capsys):
     pytest.importorskip("dp_accounting")
     before, (lo, hi) = load("dp_accounting_migration").main()
     assert lo <= before and math.isclose(hi, before, rel_tol=1e-3)
-    assert "dp_accounting PLD" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "dp_accounting PLD" in printed and all(len(line) <= 80 for line in printed.splitlines())
 
 
 def test_opacus_training_example(capsys):
@@ -46,6 +48,7 @@ def test_opacus_training_example(capsys):
     printed = capsys.readouterr().out
     assert len(eps) == 1 and math.isfinite(eps[0]) and "add/remove one example" in printed
     assert "Opacus RDP on the same steps" in printed
+    assert all(len(line) <= 80 for line in printed.splitlines())
 
 
 def test_schedule_plan_example_reports_and_calibrates(tmp_path):

@@ -27,7 +27,7 @@ def test_examples_from_the_docs():
     assert to_mechanisms("gaussian(1.1) @ poisson(rate=0.01) x 1e6") == [
         (dpc.Subsampled(dpc.Gaussian(1.1), 0.01), 10**6)]
     assert to_mechanisms("pure(0.1) x 50 + laplace(5, 2)*30 + approx(epsilon=0.05, delta=1e-8) × 20") == [
-        (dpc.PureDP(0.1), 50), (dpc.Laplace(5.0, 2.0), 30), (dpc.ApproxDP(0.05, 1e-8), 20)]
+        (dpc.PureDP(0.1), 50), (dpc.Laplace(5.0, sensitivity=2.0), 30), (dpc.ApproxDP(0.05, 1e-8), 20)]
     assert to_mechanisms("rr(1) + exponential(epsilon=0.3) + randomized_response(2) x 1_000") == [
         (dpc.RandomizedResponse(1.0), 1), (dpc.Exponential(0.3), 1), (dpc.RandomizedResponse(2.0), 1000)]
     assert to_mechanisms("laplace(20) @ without_replacement(0.5) x 3") == [
@@ -50,8 +50,8 @@ def test_template_has_missing_parameter_and_cannot_be_composed():
 finite_pos = st.floats(min_value=1e-6, max_value=1e6, allow_nan=False, allow_infinity=False)
 eps = st.floats(min_value=0.0, max_value=50.0, allow_nan=False)
 mechanisms = st.one_of(
-    st.builds(dpc.Laplace, finite_pos, finite_pos),
-    st.builds(dpc.Gaussian, finite_pos, finite_pos),
+    st.builds(dpc.Laplace, finite_pos, sensitivity=finite_pos),
+    st.builds(dpc.Gaussian, finite_pos, sensitivity=finite_pos),
     st.builds(dpc.PureDP, eps),
     st.builds(dpc.ApproxDP, eps, st.floats(min_value=0.0, max_value=0.999, allow_nan=False)),
     st.builds(dpc.RandomizedResponse, eps),

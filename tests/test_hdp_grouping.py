@@ -20,7 +20,7 @@ from dpcompose.hypotheses.release import Release
 from oracles.hdp_brute import all_vectors, brute_worst
 
 RR = dpc.RandomizedResponse
-REGION = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, 1000.0), 10)]
+REGION = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, sensitivity=1000.0), 10)]
 
 
 def regions(n):
@@ -133,8 +133,8 @@ def test_dominated_allowed_patterns_are_skipped_exactly():
 def test_heterogeneous_laplace_gaussian_regions_equal_the_worst_subset():
     # two region types neither of which dominates the other: the worst pair is one of
     # AA, AB, BB, computed here with dpc.compose of each, written out by hand
-    A = [(dpc.Laplace(100.0), 40), (dpc.Gaussian(60000.0, 1000.0), 5)]
-    B = [(dpc.Laplace(400.0), 10), (dpc.Gaussian(30000.0, 1000.0), 10)]
+    A = [(dpc.Laplace(100.0), 40), (dpc.Gaussian(60000.0, sensitivity=1000.0), 5)]
+    B = [(dpc.Laplace(400.0), 10), (dpc.Gaussian(30000.0, sensitivity=1000.0), 10)]
     mechs = A * 6 + B * 6
     dbs = [d for d in range(6) for _ in A] + [d for d in range(6, 12) for _ in B]
     g = hdp(mechs, databases=dbs, membership=AtMost(2), method="rdp")

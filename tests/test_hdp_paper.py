@@ -192,6 +192,7 @@ def test_examples_run(script, needles):
     for n in needles:
         assert n in text, f"{script} output lacks {n!r}"
     assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+    assert all(len(line) <= 80 for line in text.splitlines()), "output wider than 80 columns (issue 13)"
 
 
 def test_gaussian_experiment_matches_the_closed_form_profile():

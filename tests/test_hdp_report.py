@@ -19,7 +19,7 @@ from dpcompose.hypotheses.hdp import COUPLINGS
 from dpcompose.plan import HdpOptionsSpec, PlanError, load_plan, parse_plan
 
 ROOT = Path(__file__).resolve().parents[1]
-REGION = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, 1000.0), 10)]
+REGION = [(dpc.Laplace(400.0), 40), (dpc.Gaussian(60000.0, sensitivity=1000.0), 10)]
 
 TWO_KINDS = """
 title = "two kinds of region"
@@ -75,14 +75,14 @@ def test_a_fallback_is_shown_in_table_markdown_json_and_plot():
     rows = _hdp_rows(rep)
     assert rows and all(r.caveats for r in rows.values())
     assert len(rep.caveats) == 1 and "enumeration_limit = 2" in rep.caveats[0]
-    # table
+    # table: the mark beside each row, the text under the table
     buf = io.StringIO()
-    R.render_table(rep, Console(file=buf, width=400, color_system=None))
+    R.render_table(rep, Console(file=buf, width=80, color_system=None))
     text = buf.getvalue()
-    assert "looser fallback †1" in text and "†1 looser fallback: hdp worst case is an upper bound" in text
-    # markdown
+    assert "†1" in text and "†1 looser fallback: hdp worst case is an upper bound" in text.replace("\n", " ")
+    # markdown review document
     md = R.to_markdown(rep)
-    assert "looser fallback †1 |" in md and "†1 **looser fallback:** hdp worst case" in md
+    assert "| †1 |" in md and "†1 looser fallback: hdp worst case" in md
     # json
     data = json.loads(R.to_json(rep))
     hdp_rows = [r for r in data["rows"] if r["applies_to"] != R.SCOPE_CLASSIC]
@@ -93,16 +93,18 @@ def test_a_fallback_is_shown_in_table_markdown_json_and_plot():
     pytest.importorskip("matplotlib")
     import matplotlib.pyplot as plt
 
-    fig = R._figure(rep)
+    from dpcompose.report.plot import figure
+
+    data = R.plot_data(rep)
+    fig = figure(rep, data)
     try:
         labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-        assert any("looser fallback †1" in s for s in labels)
-        assert not any("looser fallback" in s for s in labels if " [" not in s)  # classic curves
+        assert any("†1" in s for s in labels)
+        assert not any("†1" in s for s in labels if "[constraint]" not in s)  # classic curves
         assert any("†1 looser fallback" in t.get_text() for t in fig.texts)
     finally:
         plt.close(fig)
-    html = R._html_page(rep, "<svg/>")
-    assert "looser fallback" in html
+    assert "looser fallback" in R.to_html(rep, svg="<svg/>")
 
 
 def test_the_fallback_bounds_the_exact_rows_and_the_default_is_exact():
@@ -113,8 +115,8 @@ def test_the_fallback_bounds_the_exact_rows_and_the_default_is_exact():
     for m in e:
         assert f[m].upper >= e[m].upper - 1e-12
     # independent: the worst of AA, AB, BB composed by hand
-    A = [(dpc.Laplace(100.0), 40), (dpc.Gaussian(60000.0, 1000.0), 5)]
-    B = [(dpc.Laplace(400.0), 10), (dpc.Gaussian(30000.0, 1000.0), 10)]
+    A = [(dpc.Laplace(100.0), 40), (dpc.Gaussian(60000.0, sensitivity=1000.0), 5)]
+    B = [(dpc.Laplace(400.0), 10), (dpc.Gaussian(30000.0, sensitivity=1000.0), 10)]
     worst = max(dpc.compose(x, method="rdp").epsilon(1e-6) for x in (A + A, A + B, B + B))
     assert e["rdp"].upper == pytest.approx(worst, rel=1e-12)
 
@@ -122,10 +124,9 @@ def test_the_fallback_bounds_the_exact_rows_and_the_default_is_exact():
 def test_caveats_of_any_method_reach_the_report():
     g = dpc.compose([dpc.PureDP(0.1)] * 3, method="simple")
     g.provenance["caveats"] = ["coarse grid: error comparable to the target delta"]
-    rep = R.Report("t", "<list>", "", "", 3, R._evaluate(g, "simple", R.SCOPE_CLASSIC, [1e-6], [], 0.0),
-                   [], [R.Curve("simple", g, True, R.guarantee_caveats(g))], [])
+    rep = R.from_guarantees([g], [(dpc.PureDP(0.1), 3)], deltas=[1e-6])
     assert rep.caveats == ["coarse grid: error comparable to the target delta"]
-    assert "looser fallback †1" in R.to_markdown(rep)
+    assert "| †1 |" in R.to_markdown(rep) and "†1 looser fallback: coarse grid" in R.to_markdown(rep)
 
 
 # ---------------------------------------------------------------------------
@@ -170,8 +171,10 @@ def test_bad_hdp_options_name_the_field(extra, path, words):
 def test_hdp_options_need_a_hypothesis_dp_plan_and_the_hdp_rows():
     with pytest.raises(PlanError, match=r"options.hdp.*no \[membership\]"):
         parse_plan('[[invocations]]\nmechanism = "pure(1)"\n[options.hdp]\nenumeration_limit = 3\n')
-    with pytest.raises(PlanError, match="leaves out"):
-        parse_plan('methods = ["simple"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
+    with pytest.raises(PlanError, match="runs no hypothesis-DP row"):
+        parse_plan('methods = ["parallel"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
+    # a composition method is also the inner method of the hypothesis-DP rows (issue 13)
+    parse_plan('methods = ["simple"]\n' + BASE + "[options.hdp]\nenumeration_limit = 3\n")
 
 
 def test_plan_couplings_match_hdp():

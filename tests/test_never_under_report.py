@@ -95,13 +95,13 @@ def _finite_groups(rng: random.Random, n_groups: int, max_count: int, budget: in
 def _gaussian(rng: random.Random, extreme: bool = False):
     sigma = _logu(rng, 0.05, 1e4) if extreme else _logu(rng, 0.4, 20.0)
     sens = rng.choice([1.0, 1.0, _logu(rng, 0.2, 5.0)])
-    return dpc.Gaussian(sigma, sens)
+    return dpc.Gaussian(sigma, sensitivity=sens)
 
 
 def _laplace(rng: random.Random):
     eps = _logu(rng, 0.05, 2.0)
     sens = rng.choice([1.0, _logu(rng, 0.2, 5.0)])
-    return dpc.Laplace(sens / eps, sens)
+    return dpc.Laplace(sens / eps, sensitivity=sens)
 
 
 def _rate(rng: random.Random) -> float:

@@ -12,10 +12,8 @@ The core (mechanisms, ``compose``, ``Guarantee``) is imported eagerly; the rest
 first use, so ``import dpcompose`` stays fast.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 from ._version import __version__
 from .compose import available_methods, compose, normalize
@@ -74,17 +72,17 @@ _lazy("auditing", "audit", "AuditResult", "clopper_pearson", "empirical_epsilon"
 _lazy("risk", "calibrate_risk", "RiskCalibrationResult", "certified_tpr")
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'dpcompose' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"dpcompose.{module}"), name)
+    value = getattr(_importlib.import_module(f"dpcompose.{module}"), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(__all__) | {"__version__"})
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Iterable
 
 from .errors import InvalidParameterError
 
@@ -22,6 +22,7 @@ __all__ = [
     "check_positive",
     "float_from_text",
     "lost_in_conversion",
+    "did_you_mean",
 ]
 
 
@@ -154,3 +155,16 @@ def check_count(name: str, value: Any, *, minimum: int = 0) -> int:
     if n < minimum:
         raise InvalidParameterError(f"{name} = {n} is below the minimum {minimum}.")
     return n
+
+
+def did_you_mean(value: Any, choices: Iterable[str]) -> str:
+    """`` Did you mean 'pld'?`` for a misspelled name (empty when nothing is close).
+
+    Case is ignored; the suggestion is the closest choice by :func:`difflib.get_close_matches`.
+    """
+    import difflib
+
+    options = list(choices)
+    lowered = {c.lower(): c for c in options}
+    hits = difflib.get_close_matches(str(value).lower(), list(lowered), n=1, cutoff=0.6)
+    return f" Did you mean {lowered[hits[0]]!r}?" if hits else ""

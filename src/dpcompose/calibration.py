@@ -409,7 +409,7 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
         s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
 
         def base(p: float) -> Mechanism:
-            return cls(p, s)  # the noise parameter first, then the sensitivity
+            return cls(p, sensitivity=s)  # the noise parameter first, then the sensitivity
 
         pname = syn.noise or "parameter"
     elif callable(family):
@@ -542,7 +542,7 @@ def calibrate(
         family: ``"gaussian"`` (``Gaussian(sigma, sensitivity)``), ``"laplace"``
             (``Laplace(scale, sensitivity)``), a callable ``p -> Mechanism`` whose
             privacy improves as ``p`` grows (e.g. ``dpc.Gaussian`` or
-            ``lambda b: dpc.Laplace(b, 2.0)``), or a factory ``x -> list`` of mechanisms
+            ``lambda b: dpc.Laplace(b, sensitivity=2.0)``), or a factory ``x -> list`` of mechanisms
             and ``(mechanism, count)`` pairs.
         count: how many times the mechanism runs (k >= 1; up to 10**9 is fine); must
             stay 1 for a factory (put the counts in its list).

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from ._arith import FUNCTIONS, RESERVED, ArithError, BinOp, Call, Expr, Neg, Num, Var
-from ._validation import lost_in_conversion
+from ._validation import did_you_mean, lost_in_conversion
 from .errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
 from .mechanisms import Mechanism, Subsampled
 from .representations import MechanismSyntax, all_syntax, syntax_named, syntax_of
@@ -365,7 +365,8 @@ class _Parser:
         if key is None:
             raise ExpressionError(
                 f"cannot parse mechanism expression at position {name_tok.pos}: unknown mechanism "
-                f"{name_tok.text!r}; expected one of {', '.join(MECHANISM_SYNTAX)}",
+                f"{name_tok.text!r}.{did_you_mean(name_tok.text, _ALIASES)} Expected one of "
+                f"{', '.join(MECHANISM_SYNTAX)} (case is ignored)",
                 text=self.text, position=name_tok.pos, expected="a mechanism name")
         self.i += 1
         kind = MECHANISM_SYNTAX[key]

@@ -134,8 +134,41 @@ class Guarantee:
         """Whether ``epsilon_bounds`` / ``delta_bounds`` carry a non-trivial lower end."""
         return self._delta_lower is not None or self._epsilon_lower is not None
 
+    #: the deltas at which ``repr`` and ``_repr_html_`` show epsilon
+    SHOWN_DELTAS = (1e-5, 1e-6, 1e-9)
+
+    def _shown(self) -> list[tuple[float, str, str]]:
+        """``(delta, upper text, lower text)`` at :data:`SHOWN_DELTAS` (rounded safely)."""
+        from ._display import fmt_lower, fmt_upper
+        from .errors import DPComposeError
+
+        out = []
+        for d in self.SHOWN_DELTAS:
+            try:
+                lo, hi = self.epsilon_bounds(d)
+            except (DPComposeError, ArithmeticError) as exc:
+                out.append((d, f"error ({type(exc).__name__})", "—"))
+                continue
+            out.append((d, fmt_upper(hi), fmt_lower(lo) if self.has_lower_bound else "—"))
+        return out
+
+    def _title(self) -> str:
+        name = self._method if self._method == self.method else f"{self._method} -> {self.method}"
+        return name + (", exact" if self.exact else "")
+
     def __repr__(self) -> str:
-        return f"Guarantee(method={self.method!r}, exact={self.exact})"
+        """``<Guarantee pld: ε ≤ 2.3817 at δ=1e-05, ...>`` (certified upper bounds, rounded up)."""
+        shown = ", ".join(f"ε ≤ {hi} at δ={d:g}" for d, hi, _ in self._shown())
+        return f"<Guarantee {self._title()}: {shown}>"
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: epsilon bounds at a few deltas."""
+        import html
+
+        rows = "".join(f"<tr><td>{d:g}</td><td>{html.escape(hi)}</td><td>{html.escape(lo)}</td></tr>"
+                       for d, hi, lo in self._shown())
+        return (f"<div><b>Guarantee</b> ({html.escape(self._title())}; certified bounds, upper rounded up, "
+                f"lower down)<table><tr><th>δ</th><th>ε upper</th><th>ε lower</th></tr>{rows}</table></div>")
 
     # -- queries ------------------------------------------------------------------
     def epsilon(self, delta: float) -> float:

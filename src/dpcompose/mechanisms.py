@@ -16,8 +16,8 @@ assumes.
 from __future__ import annotations
 
 import math
+from dataclasses import KW_ONLY, dataclass
 from fractions import Fraction
-from dataclasses import dataclass
 from typing import Literal
 
 from ._validation import check_delta, check_epsilon, check_positive, check_probability
@@ -92,7 +92,8 @@ class Laplace(Mechanism):
 
     Args:
         scale: the noise scale :math:`b > 0` (density :math:`e^{-|z|/b} / 2b`).
-        sensitivity: :math:`\Delta > 0`, the L1 sensitivity of the query (default 1).
+        sensitivity: :math:`\Delta > 0`, the L1 sensitivity of the query (default 1;
+            keyword only: ``Laplace(20, sensitivity=5)``).
 
     Guarantee:
         :math:`\varepsilon`-DP with :math:`\varepsilon = \Delta / b` (Dwork and Roth,
@@ -102,6 +103,7 @@ class Laplace(Mechanism):
     """
 
     scale: float
+    _: KW_ONLY  # Laplace(20, 500) would silently mean sensitivity 500: write sensitivity=500
     sensitivity: float = 1.0
 
     def __post_init__(self) -> None:
@@ -165,7 +167,8 @@ class Gaussian(Mechanism):
 
     Args:
         sigma: the noise standard deviation :math:`\sigma > 0`.
-        sensitivity: :math:`\Delta > 0`, the L2 sensitivity of the query (default 1).
+        sensitivity: :math:`\Delta > 0`, the L2 sensitivity of the query (default 1;
+            keyword only: ``Gaussian(2, sensitivity=5)``).
 
     Guarantee:
         Its exact privacy profile, with :math:`\mu = \Delta/\sigma`, is
@@ -176,6 +179,7 @@ class Gaussian(Mechanism):
     """
 
     sigma: float
+    _: KW_ONLY  # Gaussian(2, 1000) would silently mean sensitivity 1000: write sensitivity=1000
     sensitivity: float = 1.0
 
     def __post_init__(self) -> None:

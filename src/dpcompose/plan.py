@@ -24,11 +24,11 @@ the bad value and the remedy, for every problem found in one pass.
 
 from __future__ import annotations
 
-import math
+import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Callable, Literal, Union, get_args
 
 from pydantic import (
     BaseModel,
@@ -43,7 +43,7 @@ from pydantic import (
 )
 
 from ._validation import lost_in_conversion
-from .errors import InvalidParameterError, UnsupportedMechanismError
+from .errors import InvalidParameterError
 from .expressions import MECHANISM_SYNTAX, ExpressionError, Term, format_term, parse
 from .expressions import bind as _bind
 from .mechanisms import Mechanism
@@ -60,6 +60,7 @@ __all__ = [
     "bundled_plans",
     "plan_variables",
     "plan_with",
+    "read_plan_data",
 ]
 
 #: methods computed by the report itself rather than registered with compose
@@ -329,25 +330,54 @@ class Plan:
     expressions: list[str] = field(default_factory=list)
     groups: dict[str, list[int]] = field(default_factory=dict)
 
-    def max_members(self) -> int:
-        """The most databases one person can be in under ``[membership]`` (all if none)."""
-        nd = len(self.database_names)
+    @property
+    def membership(self) -> Any:
+        """The ``[membership]`` constraint as a :class:`~dpcompose.hypotheses.Membership`
+        (``Allowed``, ``AtMost``, ``PerGroup``, joined with ``AllOf``), or None without one."""
         mem = self.spec.membership
         if mem is None:
-            return nd
+            return None
+        from .hypotheses import AllOf, Allowed, AtMost, PerGroup
+
         if mem.patterns is not None:
-            return max(sum(p) for p in mem.patterns)
-        c = nd if mem.max_databases is None else min(mem.max_databases, nd)
-        if mem.max_per_group is not None:
-            capped = set()
-            total = 0
-            for name, cap in mem.max_per_group.items():
-                idx = self.groups.get(name, [])
-                capped.update(idx)
-                total += min(cap, len(idx))
-            total += nd - len(capped)
-            c = min(c, total)
-        return c
+            return Allowed([tuple(p) for p in mem.patterns])
+        parts: list[Any] = []
+        if mem.max_databases is not None:
+            parts.append(AtMost(mem.max_databases))
+        if mem.max_per_group:
+            names = list(mem.max_per_group)
+            parts.append(PerGroup([self.groups[n] for n in names], [mem.max_per_group[n] for n in names]))
+        return parts[0] if len(parts) == 1 else AllOf(*parts)
+
+    @property
+    def neighbors(self) -> str:
+        """The neighbour relation of ``[membership]`` (``"unbounded"`` without one)."""
+        mem = self.spec.membership
+        return "unbounded" if mem is None else mem.neighbors
+
+    @property
+    def hypotheses(self) -> tuple[Any, Any] | None:
+        """The ``[hypotheses]`` p0 and p1 as :class:`~dpcompose.hypotheses.Hypothesis`
+        objects over the plan's databases, or None without them."""
+        if self.spec.hypotheses is None:
+            return None
+        n = len(self.database_names)
+        return (_hypothesis(self.spec.hypotheses.p0, n), _hypothesis(self.spec.hypotheses.p1, n))
+
+    @property
+    def sha256(self) -> str:
+        """The plan's hash: SHA-256 of its validated content as canonical JSON (sorted keys,
+        defaults filled in), so two files that say the same thing hash the same."""
+        import hashlib
+        import json
+
+        text = json.dumps(self.spec.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def max_members(self) -> int:
+        """The most databases one person can be in under ``[membership]`` (all if none)."""
+        n = len(self.database_names)
+        return n if self.membership is None else self.membership.max_members(n)
 
     @property
     def title(self) -> str:
@@ -366,6 +396,24 @@ class Plan:
         return list(self.mechanisms)
 
 
+def _hypothesis(spec: "HypothesisSpec", n: int) -> Any:
+    """One ``[hypotheses]`` entry as a Hypothesis (the spec's validator allows one kind)."""
+    from .hypotheses import Hypothesis
+
+    if spec.point is not None:
+        return Hypothesis.point(tuple(spec.point))
+    if spec.uniform is not None:
+        return Hypothesis.uniform([tuple(v) for v in spec.uniform])
+    if spec.uniform_nonzero:
+        return Hypothesis.uniform_nonzero(n)
+    if spec.product is not None:
+        return Hypothesis.product(list(spec.product))
+    if spec.table is not None:
+        return Hypothesis.table({tuple(t.b): t.p for t in spec.table})
+    raise InvalidParameterError("hypothesis: uniform_nonzero = false is not a hypothesis; "
+                                "give point, uniform, uniform_nonzero = true, product or table")
+
+
 _REMEDIES = {
     # each mechanism parameter's remedy, from the registered syntax (the first family wins)
     **{p.name: p.remedy for syn in reversed(all_syntax()) for p in syn.parameters},
@@ -382,6 +430,16 @@ _REMEDIES = {
     "neighbors": "use \"unbounded\" (add/remove one person) or \"bounded\" (replace one person)",
     "scheme": "use \"poisson\" or \"without_replacement\"",
 }
+
+
+def _path_key(problem: tuple[str, str]) -> tuple[Any, ...]:
+    """Problems in the plan's order: top-level keys as PlanSpec declares them, then indices."""
+    import re
+
+    order = list(PlanSpec.model_fields)
+    parts = re.findall(r"[^.\[\]]+", problem[0])
+    head = order.index(parts[0]) if parts and parts[0] in order else len(order)
+    return (head, *[(0, int(x), "") if x.isdigit() else (1, 0, x) for x in parts[1:]])
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -551,7 +609,14 @@ def plan_with(plan: "Plan", values: dict[str, float]) -> "Plan":
     return _build(plan.spec, plan.source, values)
 
 
-def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) -> Plan:
+def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None, *,
+           prior: list[tuple[str, str]] | None = None,
+           ignore: Callable[[str, str], bool] | None = None) -> Plan:
+    """Check what the schema cannot (names, sizes, expressions) and build the mechanisms.
+
+    ``prior``: problems already found by the schema (reported first, in the same error);
+    ``ignore``: drops problems that only follow from those (a part the schema refused).
+    """
     problems: list[tuple[str, str]] = []
     env = {**spec.parameters, **(values or {})}
     used: set[str] = set()
@@ -585,6 +650,10 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) 
             else:
                 terms = (_term_from_table(inv.mechanism),)
             built = [(t.mechanism(), t.count) for t in terms]
+            zero = [format_term(t) for t in terms if t.count == 0]
+            if zero:
+                problems.append((base, f"= {inv.mechanism!r} runs {zero[0]} zero times, so it adds nothing. "
+                                 f"Remedy: remove the term, or give a count >= 1"))
         except ExpressionError as exc:
             path = base + (f".{exc.field}" if exc.field and exc.position is None else "")
             remedy = _REMEDIES.get(exc.field or "mechanism", _REMEDIES["mechanism"])
@@ -621,14 +690,16 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) 
             problems.append((f"parameters.{name}", "is not used by any mechanism expression. Remedy: "
                              "remove it or fix its spelling"))
     if spec.methods is not None:
+        from ._validation import did_you_mean
         from .compose import available_methods
 
         known = list(available_methods()) + list(REPORT_ONLY_METHODS)
+        lowered = {k.lower() for k in known}
         for i, m in enumerate(spec.methods):
-            if m not in known:
-                problems.append((f"methods[{i}]", f"= {m!r} is not a known method. Remedy: pick from "
-                                 f"{', '.join(known)} (`dpcompose methods`), or leave `methods` out to "
-                                 f"compare all"))
+            if m.lower() not in lowered:
+                problems.append((f"methods[{i}]", f"= {m!r} is not a known method.{did_you_mean(m, known)} "
+                                 f"Remedy: pick from {', '.join(known)} (`dpcompose methods`), or leave "
+                                 f"`methods` out to compare all"))
     from .compose import available_methods as _am
 
     for name in spec.options:
@@ -637,9 +708,11 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) 
             if spec.membership is None and spec.hypotheses is None:
                 problems.append(("options.hdp", "sets hypothesis-DP options but the plan has no [membership] "
                                  "or [hypotheses]. Remedy: add one, or remove [options.hdp]"))
-            elif spec.methods is not None and "hdp" not in spec.methods:
-                problems.append(("options.hdp", "sets hypothesis-DP options but `methods` leaves out "
-                                 "\"hdp\". Remedy: add \"hdp\" to `methods` or remove [options.hdp]"))
+            elif spec.methods is not None and all(m.lower() == "parallel" for m in spec.methods):
+                # any composition method (as the inner method) or "hdp" runs the hypothesis-DP rows
+                problems.append(("options.hdp", "sets hypothesis-DP options but `methods` runs no "
+                                 "hypothesis-DP row. Remedy: add \"hdp\" (or a composition method) to "
+                                 "`methods`, or remove [options.hdp]"))
         elif name not in _am():
             problems.append((f"options.{name}", f"names no registered method. Remedy: use one of "
                              f"{', '.join(_am())}"))
@@ -664,6 +737,9 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) 
     if spec.hypotheses is not None:
         for which in ("p0", "p1"):
             h = getattr(spec.hypotheses, which)
+            if h.uniform_nonzero is False:
+                problems.append((f"hypotheses.{which}.uniform_nonzero", "= false is not a hypothesis. Remedy: "
+                                 "give point, uniform, uniform_nonzero = true, product or table"))
             vecs: list[tuple[str, list[Any]]] = []
             if h.point is not None:
                 vecs.append((f"hypotheses.{which}.point", h.point))
@@ -681,53 +757,147 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None) 
                 if len(v) != nd:
                     problems.append((path, f"has {len(v)} entries but the plan has {nd} databases. "
                                      f"Remedy: one entry per database, in declaration order"))
-    if problems:
-        raise PlanError(source, problems)
+    if ignore is not None:
+        problems = [p for p in problems if not ignore(*p)]
+    if prior or problems:
+        raise PlanError(source, sorted(list(prior or []) + problems, key=_path_key))
     group_ranges = {name: list(range(first, first + n)) for name, (first, n) in groups.items()}
     return Plan(spec, source, mechanisms, databases, names, expressions, group_ranges)
 
 
 def parse_plan(data: dict[str, Any] | str, source: str = "<string>") -> Plan:
-    """Validate a plan given as a dict (parsed TOML) or TOML text.
+    """Validate a plan given as a dict (parsed TOML or JSON) or as TOML text.
+
+    Every problem is reported in one pass: what the schema refuses (types, ranges,
+    unknown keys) and what it cannot see (undeclared databases, bad expressions, sizes),
+    the latter checked on the parts the schema accepted.
 
     Raises:
         PlanError: naming ``source``, each bad field's path and value, and the remedy.
     """
     if isinstance(data, str):
-        try:
-            data = tomllib.loads(data, parse_float=_parse_float)
-        except tomllib.TOMLDecodeError as exc:
-            raise PlanError(source, [("", f"{exc}. Remedy: fix the TOML syntax (see docs/plans.md "
-                                          f"for examples)")],
-                            headline=f"plan file {source!r} is not valid TOML") from None
+        data = _loads(data, source, "toml")
     if not data:
         raise PlanError(source, [("invocations", "is required but missing (the plan is empty). "
                                                  f"Remedy: {_REMEDIES['invocations']}")])
+    if not isinstance(data, dict):
+        raise PlanError(source, [("", f"a plan is a table of keys (title, invocations, ...), not "
+                                      f"{type(data).__name__}. Remedy: see docs/plans.md")])
     lost = _lost_numbers(data)
+    lost_paths = {p for p, _ in lost}
     try:
         spec = PlanSpec.model_validate(data)
     except ValidationError as exc:
-        lost_paths = {p for p, _ in lost}
-        raise PlanError(source, lost + [p for p in _problems_from_validation(exc)
-                                        if p[0] not in lost_paths]) from None
+        schema = lost + [p for p in _problems_from_validation(exc) if p[0] not in lost_paths]
+        salvaged = _salvage(data, exc)
+        if salvaged is None:
+            raise PlanError(source, schema) from None
+        spec, ignore = salvaged
+        _build(spec, source, prior=schema, ignore=ignore)
+        raise PlanError(source, schema) from None  # pragma: no cover - _build raises with prior
     if lost:
-        raise PlanError(source, lost)
+        _build(spec, source, prior=lost, ignore=lambda path, _: path in lost_paths)
     return _build(spec, source)
 
 
-def load_plan(path: str | Path) -> Plan:
-    """Read and validate a TOML plan file (see :func:`parse_plan`)."""
+def _salvage(data: dict[str, Any], exc: ValidationError
+             ) -> tuple[PlanSpec, Callable[[str, str], bool]] | None:
+    """The parts of a plan the schema accepted, to check the rest of it in the same pass.
+
+    A refused ``[[invocations]]`` or ``[[databases]]`` entry is replaced by a placeholder and
+    a refused top-level table is left out; the returned filter drops the problems that
+    only follow from that (anything under a refused part, and what its absence implies).
+    None when too little is left to check.
+    """
+    bad_items: dict[str, set[int]] = {"invocations": set(), "databases": set()}
+    bad_keys: set[str] = set()
+    for e in exc.errors(include_url=False):
+        loc = tuple(e.get("loc", ()))
+        if not loc:
+            return None
+        if loc[0] in bad_items and len(loc) > 1 and isinstance(loc[1], int):
+            bad_items[str(loc[0])].add(loc[1])
+        else:
+            bad_keys.add(str(loc[0]))
+    if "invocations" in bad_keys:
+        return None
+    fixed = {k: v for k, v in data.items() if k not in bad_keys}
+    for i in bad_items["invocations"]:
+        entry = fixed["invocations"][i]
+        db = entry.get("database") if isinstance(entry, dict) else None
+        fixed["invocations"] = list(fixed["invocations"])
+        fixed["invocations"][i] = {"mechanism": "pure(0)", **({"database": db} if isinstance(db, str) else {})}
+    for i in bad_items["databases"]:
+        entry = fixed["databases"][i]
+        name = entry.get("name") if isinstance(entry, dict) else None
+        fixed["databases"] = list(fixed["databases"])
+        fixed["databases"][i] = {"name": name if isinstance(name, str) and name.strip() else f"_refused_{i}"}
+    try:
+        spec = PlanSpec.model_validate(fixed)
+    except ValidationError:
+        return None
+    refused = [f"{k}[{i}]" for k, idx in bad_items.items() for i in idx] + sorted(bad_keys)
+
+    def ignore(path: str, message: str) -> bool:
+        if any(path == r or path.startswith(r + ".") or path.startswith(r + "[") for r in refused):
+            return True
+        if "parameters" in bad_keys and "[parameters] does not give" in message:
+            return True
+        return bool({"membership", "hypotheses"} & bad_keys) and path.startswith("options.hdp")
+
+    return spec, ignore
+
+
+def _loads(text: str, source: str, fmt: str) -> Any:
+    """TOML or JSON text to data, numbers checked for lost values (see :func:`_parse_float`)."""
+    if fmt == "json":
+        try:
+            return json.loads(text, parse_float=_parse_float)
+        except json.JSONDecodeError as exc:
+            raise PlanError(source, [("", f"{exc}. Remedy: fix the JSON syntax, or write the plan in TOML "
+                                          f"(see docs/plans.md)")],
+                            headline=f"plan file {source!r} is not valid JSON") from None
+    try:
+        return tomllib.loads(text, parse_float=_parse_float)
+    except tomllib.TOMLDecodeError as exc:
+        hint = (" (it looks like JSON: name the file .json)" if text.lstrip().startswith(("{", "["))
+                else "")
+        raise PlanError(source, [("", f"{exc}. Remedy: fix the TOML syntax{hint} (see docs/plans.md "
+                                      f"for examples)")],
+                        headline=f"plan file {source!r} is not valid TOML") from None
+
+
+def read_plan_data(path: str | Path) -> Any:
+    """The data of a plan file: JSON for ``.json`` (or text starting with ``{``), TOML otherwise.
+
+    Raises:
+        PlanError: the path is missing, a directory, unreadable, or not valid TOML/JSON.
+    """
     p = Path(path)
+    head = f"plan file {str(path)!r} cannot be read"
+    if p.is_dir():
+        inside = sorted(q.name for q in p.iterdir() if q.suffix.lower() in (".toml", ".json"))[:5]
+        hint = f" (plan files in it: {', '.join(inside)})" if inside else ""
+        raise PlanError(str(path), [("", f"is a directory, not a plan file{hint}. Remedy: give the path of "
+                                         f"a .toml or .json plan file")], headline=head)
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise PlanError(str(path), [("", f"no such file. Remedy: check the path, or run "
-                                         f"`dpcompose demo` for a bundled example")],
-                        headline=f"plan file {str(path)!r} cannot be read") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(str(path), [("", f"{exc}")],
-                        headline=f"plan file {str(path)!r} cannot be read") from None
-    return parse_plan(text, source=str(path))
+        raise PlanError(str(path), [("", "no such file. Remedy: check the path, or run "
+                                         "`dpcompose demo` for a bundled example")], headline=head) from None
+    except UnicodeDecodeError:
+        raise PlanError(str(path), [("", "is not UTF-8 text. Remedy: save the plan as UTF-8 TOML or JSON")],
+                        headline=head) from None
+    except OSError as exc:
+        raise PlanError(str(path), [("", f"{exc.strerror or exc}. Remedy: check the path and its "
+                                         f"permissions")], headline=head) from None
+    is_json = p.suffix.lower() == ".json" or (p.suffix.lower() != ".toml" and text.lstrip().startswith("{"))
+    return _loads(text, str(path), "json" if is_json else "toml")
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a plan file, TOML or JSON (see :func:`parse_plan`)."""
+    return parse_plan(read_plan_data(path), source=str(path))
 
 
 def plan_json_schema() -> dict[str, Any]:

@@ -165,7 +165,7 @@ def _setting(noise_multiplier: Any, batch_size: Any, dataset_size: Any, epochs: 
 
 
 def _mechanism(s: dict[str, Any]) -> Mechanism:
-    g = Gaussian(s["noise_multiplier"], s["sensitivity"])
+    g = Gaussian(s["noise_multiplier"], sensitivity=s["sensitivity"])
     if s["batch_size"] == s["dataset_size"]:
         return g  # every step uses the whole dataset (Poisson at rate 1, or the full batch)
     return Subsampled(g, s["sampling_rate"], s["sampler"])

@@ -129,7 +129,7 @@ def _additive(cls: type) -> Callable[[Any, str, str], Out]:
         s = check_real(f"{path}.noise_multiplier", _field(event, "noise_multiplier"), low=0.0)
         if s == 0.0:
             return [(PureDP(math.inf), 1)]
-        return [(cls(s, 1.0 if rel == "add_remove" else 2.0), 1)]
+        return [(cls(s, sensitivity=1.0 if rel == "add_remove" else 2.0), 1)]
 
     return handler
 

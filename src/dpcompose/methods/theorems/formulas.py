@@ -10,6 +10,7 @@ registered methods built on them are in :mod:`.method`.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from fractions import Fraction
 from typing import Iterable, Sequence
 
@@ -77,6 +78,34 @@ def _check_with_simple(with_simple: object) -> bool:
     return with_simple
 
 
+def as_written(x: float) -> Fraction:
+    """A number as the decimal written: the shortest decimal that reads back as the same
+    double (``0.1`` -> 1/10), exactly (docs/theory.md, "Numbers as written").
+
+    Used only for numbers a user states as privacy parameters (the pairs given to
+    :func:`simple_composition`, the epsilon and delta of ``PureDP``/``ApproxDP``, a
+    query's target delta): there the decimal is the promise. A parameter *derived* by
+    the library (Laplace's sensitivity/scale, already rounded up to a double) keeps its
+    exact double, which is the certified upper bound (its shortest decimal may sit below
+    the truth by part of an ulp).
+    """
+    return Fraction(repr(float(x)))
+
+
+def decimal_text(q: Fraction) -> str | None:
+    """The exact decimal text of ``q`` when its denominator divides a power of 10, else None."""
+    den = q.denominator
+    for p in (2, 5):
+        while den % p == 0:
+            den //= p
+    if den != 1:
+        return None
+    digits = 0
+    while (q * 10**digits).denominator != 1:
+        digits += 1
+    return str(Decimal(q.numerator * 10**digits // q.denominator).scaleb(-digits))
+
+
 def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, float]:
     r"""Basic composition: :math:`(\sum_i \varepsilon_i, \sum_i \delta_i)`.
 
@@ -85,7 +114,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
             :math:`\varepsilon_i \in [0, \infty]`, :math:`\delta_i \in [0, 1)`.
 
     Returns:
-        ``(epsilon, delta)``, both rounded up to the next double (delta capped at 1).
+        ``(epsilon, delta)``: the exact sums of the numbers as written (``0.1`` is 1/10,
+        see :func:`as_written`), each rounded up once to a double (delta capped at 1).
 
     Guarantee:
         upper bound. The adaptive composition of mechanisms that are
@@ -113,8 +143,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
         if math.isinf(e):
             eps_inf = True
         else:
-            eps_sum += Fraction(e)
-        delta_sum += Fraction(d)
+            eps_sum += as_written(e)
+        delta_sum += as_written(d)
     eps = math.inf if eps_inf else frac_up(eps_sum)
     return eps, min(1.0, frac_up(delta_sum))
 

@@ -25,6 +25,8 @@ from .formulas import (
     _stability_thm2,
     _tail_value,
     _up,
+    as_written,
+    decimal_text,
 )
 from .search import _SEARCH_TOL, _allocations, _cached, _lattice_min, _level, _maxed, _parts, _Parts
 
@@ -40,10 +42,11 @@ __all__ = [
 def _simple_eps(parts: _Parts, delta: float) -> float:
     if parts.nonprivate:
         return math.inf
-    budget = Fraction(delta) - parts.fixed_delta
+    # numbers as written (formulas.as_written): the target delta and the stated pairs
+    budget = as_written(delta) - sum((c * d for _, d, c in parts.written), Fraction(0))
     if budget < 0:
         return math.inf
-    eps_fixed = sum((c * Fraction(e) for e, _, c in parts.fixed), Fraction(0))
+    eps_fixed = sum((c * e for e, _, c in parts.written), Fraction(0))
     if not parts.profiled:
         return frac_up(eps_fixed)
     base = frac_up(eps_fixed)
@@ -189,10 +192,16 @@ def simple_method(groups: Groups) -> Guarantee:
         Composition", Thm 1; blog post "A Tail of Two Densities", Claim 10.
     """
     parts = _parts(groups)
+    prov: dict = {"theorem": {"name": "basic composition", "source": "Roth lecture 4 Thm 1; blog Claim 10"}}
+    if not parts.profiled and not parts.nonprivate:
+        # the exact decimal sums, for displays: epsilon(delta) is the first rounded up once,
+        # at every delta >= the second (only where both sums are finite decimals)
+        sums = [sum((c * x[i] for *x, c in parts.written), Fraction(0)) for i in (0, 1)]
+        texts = [decimal_text(q) for q in sums]
+        if None not in texts and max(len(t) for t in texts) <= 40:  # short: numbers as written
+            prov["decimal"] = {"epsilon": texts[0], "delta": texts[1]}
     return Guarantee("simple", epsilon_upper=lru_cache(maxsize=4096)(lambda d: _simple_eps(parts, d)),
-                     infinite_loss_mass=parts.infinite_loss_mass,
-                     provenance={"theorem": {"name": "basic composition",
-                                             "source": "Roth lecture 4 Thm 1; blog Claim 10"}})
+                     infinite_loss_mass=parts.infinite_loss_mass, provenance=prov)
 
 
 @register_method("advanced", check_options=_check_with_simple)

@@ -17,7 +17,9 @@ from typing import Callable, Sequence
 from ..._groups import Groups
 from ..._numerics.inversion import invert_delta_to_epsilon
 from ..._numerics.rounding import MACHINE_EPSILON
+from ...mechanisms import ApproxDP, PureDP
 from ...representations import eps_delta_pair, privacy_profile
+from .formulas import as_written
 
 Profile = Callable[[float], float]
 
@@ -37,6 +39,9 @@ class _Parts:
     profiled: tuple[tuple[Profile, int], ...]    # (profile, count), profile-only mechanisms
     k_total: int
     infinite_loss_mass: float  # certified upper bound on delta(inf) of the composition
+    #: the fixed pairs as exact rationals for sums: numbers as written for PureDP/ApproxDP
+    #: (the user's parameters), the exact double for derived pairs (formulas.as_written)
+    written: tuple[tuple[Fraction, Fraction, int], ...] = ()
     cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -57,15 +62,19 @@ class _Parts:
 
 
 def _parts(groups: Groups) -> _Parts:
-    fixed, profiled = [], []
+    fixed, profiled, written = [], [], []
     for m, k in groups:
         pair = eps_delta_pair(m)
         if pair is None:
             profiled.append((privacy_profile(m), k))
         else:
-            fixed.append((float(pair[0]), float(pair[1]), k))
+            e, d = float(pair[0]), float(pair[1])
+            fixed.append((e, d, k))
+            stated = type(m) in (PureDP, ApproxDP) and math.isfinite(e)
+            exact = as_written if stated else Fraction
+            written.append((exact(e) if math.isfinite(e) else Fraction(0), exact(d), k))
     return _Parts(tuple(fixed), tuple(profiled), sum(k for _, k in groups),
-                  _infinite_loss_mass(groups))
+                  _infinite_loss_mass(groups), tuple(written))
 
 
 def _infinite_loss_mass(groups: Groups) -> float:
