@@ -37,7 +37,7 @@ CASES = [(0.5, 1), (2.0, 1), (1.0, 2), (2.0, 3), (5.0, 4), (0.7, 5)]
 @pytest.mark.parametrize("scale,sens", CASES)
 def test_profile_matches_enumeration(scale, sens):
     law = oracle.loss_law(scale, sens)
-    profile = dpc.DiscreteLaplace(scale, sens)
+    profile = dpc.DiscreteLaplace(scale, sensitivity=sens)
     prof = privacy_profile(profile)
     eps = sens / scale
     for frac in (0.0, 0.1, 0.33, 0.5, 0.77, 0.999, 1.0, 1.5):
@@ -51,7 +51,7 @@ def test_profile_matches_enumeration(scale, sens):
 @given(st.floats(0.05, 50.0), st.integers(1, 40), st.floats(0.0, 1.2))
 @settings(max_examples=40, deadline=None)
 def test_profile_is_the_sum_over_the_pair_atoms(scale, sens, frac):
-    m = dpc.DiscreteLaplace(scale, sens)
+    m = dpc.DiscreteLaplace(scale, sensitivity=sens)
     e = frac * m.epsilon
     pair = dominating_pair(m)
     assert len(pair.atoms) == sens + 1 and pair.is_atomic and pair.attained
@@ -70,14 +70,14 @@ def test_sensitivity_one_is_randomized_response(scale):
     rr = pure_dp_profile(1.0 / scale)
     for e in np.linspace(0.0, 1.2 / scale, 9):
         assert privacy_profile(m)(e) == pytest.approx(rr(e), rel=1e-13, abs=1e-300)
-    assert is_class_worst_case(m) and not is_class_worst_case(dpc.DiscreteLaplace(scale, 2))
+    assert is_class_worst_case(m) and not is_class_worst_case(dpc.DiscreteLaplace(scale, sensitivity=2))
 
 
 @pytest.mark.parametrize("scale,sens", CASES)
 def test_renyi_curve_matches_enumeration(scale, sens):
     law = oracle.loss_law(scale, sens)
     orders = [1.1, 1.5, 2.0, 3.0, 8.0, 32.0]
-    curve = renyi_curve(dpc.DiscreteLaplace(scale, sens), orders)
+    curve = renyi_curve(dpc.DiscreteLaplace(scale, sensitivity=sens), orders)
     for a, tau in zip(orders, curve):
         truth = float(oracle.renyi(law, a))
         assert tau >= truth
@@ -87,7 +87,7 @@ def test_renyi_curve_matches_enumeration(scale, sens):
 
 def test_exact_enumeration_pair_matches_the_oracle():
     scale, sens = 1.5, 3
-    atoms = finite_pair(dpc.DiscreteLaplace(scale, sens)).power(3)
+    atoms = finite_pair(dpc.DiscreteLaplace(scale, sensitivity=sens)).power(3)
     truth_law = oracle.compose(*[oracle.loss_law(scale, sens)] * 3)
     for e in (0.0, 0.5, 1.0, 3.0, 5.0):
         truth = float(oracle.delta(truth_law, scale, e))
@@ -99,7 +99,7 @@ def test_exact_enumeration_pair_matches_the_oracle():
 @pytest.mark.parametrize("method", ["simple", "advanced", "optimal", "pld", "rdp", "auto"])
 def test_every_method_bounds_the_composition(method):
     scale, sens, k = 2.0, 3, 4
-    m = dpc.DiscreteLaplace(scale, sens)
+    m = dpc.DiscreteLaplace(scale, sensitivity=sens)
     g = dpc.compose([(m, k)], method=method)
     law = oracle.compose(*[oracle.loss_law(scale, sens)] * k)
     for e in (0.5, 1.0, 2.0, 4.0):
@@ -114,7 +114,7 @@ def test_every_method_bounds_the_composition(method):
 
 
 def test_pld_with_sampling_and_other_mechanisms():
-    m = dpc.DiscreteLaplace(1.0, 2)
+    m = dpc.DiscreteLaplace(1.0, sensitivity=2)
     for mechs in ([(dpc.Subsampled(m, 0.2), 10)], [(m, 2), (dpc.Gaussian(3.0), 3), (dpc.RandomizedResponse(0.4), 2)]):
         pld = dpc.compose(mechs, method="pld")
         for e in (0.5, 1.0, 2.0):
@@ -127,7 +127,7 @@ def test_pld_with_sampling_and_other_mechanisms():
 
 
 def test_expressions_plans_and_calibration():
-    m = dpc.DiscreteLaplace(2.0, 3)
+    m = dpc.DiscreteLaplace(2.0, sensitivity=3)
     assert parse_mechanisms("discrete_laplace(scale=2, sensitivity=3) x 5") == [(m, 5)]
     assert parse_mechanisms("dlaplace(4)") == [(dpc.DiscreteLaplace(4.0), 1)]
     assert parse_mechanisms(format_mechanism(m, 7)) == [(m, 7)]
@@ -144,7 +144,7 @@ count = 5
 
 
 def test_hypothesis_dp_enumerates_it_exactly():
-    g = hdp([dpc.DiscreteLaplace(2.0, 2), dpc.DiscreteLaplace(2.0, 3)], method="exact")
+    g = hdp([dpc.DiscreteLaplace(2.0, sensitivity=2), dpc.DiscreteLaplace(2.0, sensitivity=3)], method="exact")
     law = oracle.compose(oracle.loss_law(2.0, 2), oracle.loss_law(2.0, 3))
     for e in (0.0, 1.0, 2.0):
         truth = float(oracle.delta(law, 2.0, e))
@@ -155,4 +155,4 @@ def test_hypothesis_dp_enumerates_it_exactly():
 @pytest.mark.parametrize("sens", [0.5, 2.5, 0.0, -1, math.inf, math.nan])
 def test_sensitivity_must_be_a_whole_number(sens):
     with pytest.raises(InvalidParameterError, match="sensitivity"):
-        dpc.DiscreteLaplace(1.0, sens)
+        dpc.DiscreteLaplace(1.0, sensitivity=sens)

@@ -141,6 +141,7 @@ class DiscreteLaplace(Mechanism):
     """
 
     scale: float
+    _: KW_ONLY  # as for Laplace: DiscreteLaplace(2, 3) would silently mean sensitivity 3
     sensitivity: float = 1.0
 
     def __post_init__(self) -> None:
@@ -157,8 +158,8 @@ class DiscreteLaplace(Mechanism):
 
     @property
     def epsilon(self) -> float:
-        """The pure-DP parameter sensitivity / scale."""
-        return self.sensitivity / self.scale
+        """The pure-DP parameter sensitivity / scale, rounded up (as for :class:`Laplace`)."""
+        return _quotient_up(self.sensitivity, self.scale)
 
 
 @dataclass(frozen=True, slots=True)

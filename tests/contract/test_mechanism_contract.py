@@ -60,17 +60,17 @@ EXAMPLES: dict[type, list[Any]] = {
     dpc.Exponential: [dpc.Exponential(0.7)],
     KaryRandomizedResponse: [KaryRandomizedResponse.from_event(0.6, 5)],  # accounted as Exponential
     dpc.ApproxDP: [dpc.ApproxDP(0.5, 0.0), dpc.ApproxDP(0.5, 1e-3), dpc.ApproxDP(1.0, 1e-2)],
-    dpc.Laplace: [dpc.Laplace(1.0), dpc.Laplace(2.0, 0.5), dpc.Laplace(0.5)],
-    dpc.Gaussian: [dpc.Gaussian(1.0), dpc.Gaussian(2.0, 0.5), dpc.Gaussian(0.7)],
-    dpc.DiscreteLaplace: [dpc.DiscreteLaplace(1.0), dpc.DiscreteLaplace(2.0, 3), dpc.DiscreteLaplace(3.0, 3),
-                          dpc.DiscreteLaplace(0.8, 2)],
+    dpc.Laplace: [dpc.Laplace(1.0), dpc.Laplace(2.0, sensitivity=0.5), dpc.Laplace(0.5)],
+    dpc.Gaussian: [dpc.Gaussian(1.0), dpc.Gaussian(2.0, sensitivity=0.5), dpc.Gaussian(0.7)],
+    dpc.DiscreteLaplace: [dpc.DiscreteLaplace(1.0), dpc.DiscreteLaplace(2.0, sensitivity=3), dpc.DiscreteLaplace(3.0, sensitivity=3),
+                          dpc.DiscreteLaplace(0.8, sensitivity=2)],
     dpc.Subsampled: [
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1),
         dpc.Subsampled(dpc.Laplace(1.0), 0.3),
         dpc.Subsampled(dpc.RandomizedResponse(1.0), 0.2, "without_replacement"),
         dpc.Subsampled(dpc.ApproxDP(1.0, 1e-3), 0.5),
         dpc.Subsampled(dpc.Gaussian(2.0), 1.0),
-        dpc.Subsampled(dpc.DiscreteLaplace(1.0, 2), 0.3),
+        dpc.Subsampled(dpc.DiscreteLaplace(1.0, sensitivity=2), 0.3),
     ],
 }
 
