@@ -365,7 +365,7 @@ class _Parser:
         if key is None:
             raise ExpressionError(
                 f"cannot parse mechanism expression at position {name_tok.pos}: unknown mechanism "
-                f"{name_tok.text!r}.{did_you_mean(name_tok.text, _ALIASES)} Expected one of "
+                f"{name_tok.text!r}.{did_you_mean(name_tok.text, [n for syn in all_syntax() for n in (syn.name, *syn.aliases)])} Expected one of "
                 f"{', '.join(MECHANISM_SYNTAX)} (case is ignored)",
                 text=self.text, position=name_tok.pos, expected="a mechanism name")
         self.i += 1
