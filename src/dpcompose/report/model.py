@@ -343,8 +343,10 @@ def _caveats(g: Guarantee, kind: str, target: float, upper: float) -> list[str]:
 
 def exact_decimal(g: Guarantee, kind: str, target: float, upper: float) -> str | None:
     """The exact decimal of an epsilon row where the guarantee states it (``provenance["decimal"]``:
-    ``{"epsilon": text, "delta": text}``, valid at every delta >= that delta) and ``upper``
-    is that decimal rounded up once to a double; else None."""
+    ``{"epsilon": text, "delta": text}``, the sums of the parameters as written, at every
+    delta >= that delta) and ``upper`` is that decimal rounded up once to a double, or a few
+    doubles above it (the certified value reads each parameter both as the double and as the
+    decimal written, docs/theory.md "Numbers as written"); else None."""
     dec = (g.provenance or {}).get("decimal")
     if kind != "epsilon" or not isinstance(dec, dict):
         return None
@@ -358,7 +360,10 @@ def exact_decimal(g: Guarantee, kind: str, target: float, upper: float) -> str |
         return None
     f = float(eps)
     up = math.nextafter(f, math.inf) if Fraction(f) < eps else f
-    return str(dec["epsilon"]) if up == upper else None
+    top = up
+    for _ in range(8):
+        top = math.nextafter(top, math.inf)
+    return str(dec["epsilon"]) if up <= upper <= top else None
 
 
 def _evaluate(g: Guarantee, method: str, scope: str, deltas: Sequence[float],

@@ -80,16 +80,24 @@ def _check_with_simple(with_simple: object) -> bool:
 
 def as_written(x: float) -> Fraction:
     """A number as the decimal written: the shortest decimal that reads back as the same
-    double (``0.1`` -> 1/10), exactly (docs/theory.md, "Numbers as written").
-
-    Used only for numbers a user states as privacy parameters (the pairs given to
-    :func:`simple_composition`, the epsilon and delta of ``PureDP``/``ApproxDP``, a
-    query's target delta): there the decimal is the promise. A parameter *derived* by
-    the library (Laplace's sensitivity/scale, already rounded up to a double) keeps its
-    exact double, which is the certified upper bound (its shortest decimal may sit below
-    the truth by part of an ulp).
-    """
+    double (``0.1`` -> 1/10), exactly (docs/theory.md, "Numbers as written"). For
+    displays: the exact sum of the parameters a user wrote."""
     return Fraction(repr(float(x)))
+
+
+def upper_reading(x: float) -> Fraction:
+    """The larger of a stated parameter's two readings, the double and the decimal written.
+
+    A sum of these bounds the true sum whichever the user meant (0.1 as the decimal 1/10 or
+    as the double just above it), so a composition of stated parameters is certified under
+    both readings (docs/theory.md, "Numbers as written")."""
+    return max(Fraction(x), as_written(x))
+
+
+def lower_reading(x: float) -> Fraction:
+    """The smaller of the two readings of a stated target (a query's delta): the budget a
+    composition may spend under either reading."""
+    return min(Fraction(x), as_written(x))
 
 
 def decimal_text(q: Fraction) -> str | None:
@@ -114,8 +122,9 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
             :math:`\varepsilon_i \in [0, \infty]`, :math:`\delta_i \in [0, 1)`.
 
     Returns:
-        ``(epsilon, delta)``: the exact sums of the numbers as written (``0.1`` is 1/10,
-        see :func:`as_written`), each rounded up once to a double (delta capped at 1).
+        ``(epsilon, delta)``: the exact sums of each number's larger reading (the double
+        or the decimal written, :func:`upper_reading`), each rounded up once to a double
+        (delta capped at 1).
 
     Guarantee:
         upper bound. The adaptive composition of mechanisms that are
@@ -143,8 +152,8 @@ def simple_composition(pairs: Iterable[tuple[float, float]]) -> tuple[float, flo
         if math.isinf(e):
             eps_inf = True
         else:
-            eps_sum += as_written(e)
-        delta_sum += as_written(d)
+            eps_sum += upper_reading(e)
+        delta_sum += upper_reading(d)
     eps = math.inf if eps_inf else frac_up(eps_sum)
     return eps, min(1.0, frac_up(delta_sum))
 

@@ -25,8 +25,8 @@ from .formulas import (
     _stability_thm2,
     _tail_value,
     _up,
-    as_written,
     decimal_text,
+    lower_reading,
 )
 from .search import _SEARCH_TOL, _allocations, _cached, _lattice_min, _level, _maxed, _parts, _Parts
 
@@ -42,8 +42,9 @@ __all__ = [
 def _simple_eps(parts: _Parts, delta: float) -> float:
     if parts.nonprivate:
         return math.inf
-    # numbers as written (formulas.as_written): the target delta and the stated pairs
-    budget = as_written(delta) - sum((c * d for _, d, c in parts.written), Fraction(0))
+    # stated numbers under both readings (formulas.upper_reading/lower_reading): the target
+    # delta's smaller reading, the stated pairs' larger
+    budget = lower_reading(delta) - sum((c * d for _, d, c in parts.written), Fraction(0))
     if budget < 0:
         return math.inf
     eps_fixed = sum((c * e for e, _, c in parts.written), Fraction(0))
@@ -193,10 +194,10 @@ def simple_method(groups: Groups) -> Guarantee:
     """
     parts = _parts(groups)
     prov: dict = {"theorem": {"name": "basic composition", "source": "Roth lecture 4 Thm 1; blog Claim 10"}}
-    if not parts.profiled and not parts.nonprivate:
-        # the exact decimal sums, for displays: epsilon(delta) is the first rounded up once,
-        # at every delta >= the second (only where both sums are finite decimals)
-        sums = [sum((c * x[i] for *x, c in parts.written), Fraction(0)) for i in (0, 1)]
+    if not parts.profiled and not parts.nonprivate and parts.decimal is not None:
+        # the exact sums of the decimals written, for displays (report.model.exact_decimal);
+        # epsilon(delta) itself is certified under both readings of each number
+        sums = [sum((c * x[i] for *x, c in parts.decimal), Fraction(0)) for i in (0, 1)]
         texts = [decimal_text(q) for q in sums]
         if None not in texts and max(len(t) for t in texts) <= 40:  # short: numbers as written
             prov["decimal"] = {"epsilon": texts[0], "delta": texts[1]}

@@ -19,7 +19,7 @@ from ..._numerics.inversion import invert_delta_to_epsilon
 from ..._numerics.rounding import MACHINE_EPSILON
 from ...mechanisms import ApproxDP, PureDP
 from ...representations import eps_delta_pair, privacy_profile
-from .formulas import as_written
+from .formulas import as_written, upper_reading
 
 Profile = Callable[[float], float]
 
@@ -39,9 +39,12 @@ class _Parts:
     profiled: tuple[tuple[Profile, int], ...]    # (profile, count), profile-only mechanisms
     k_total: int
     infinite_loss_mass: float  # certified upper bound on delta(inf) of the composition
-    #: the fixed pairs as exact rationals for sums: numbers as written for PureDP/ApproxDP
-    #: (the user's parameters), the exact double for derived pairs (formulas.as_written)
+    #: the fixed pairs as exact rationals for sums: for PureDP/ApproxDP (parameters a user
+    #: states) the larger of the double and the decimal written (formulas.upper_reading),
+    #: for derived pairs the exact double (already rounded to the safe side)
     written: tuple[tuple[Fraction, Fraction, int], ...] = ()
+    #: the decimals written, for displays, when every fixed pair is stated (else None)
+    decimal: tuple[tuple[Fraction, Fraction, int], ...] | None = None
     cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -62,7 +65,7 @@ class _Parts:
 
 
 def _parts(groups: Groups) -> _Parts:
-    fixed, profiled, written = [], [], []
+    fixed, profiled, written, decimal = [], [], [], []
     for m, k in groups:
         pair = eps_delta_pair(m)
         if pair is None:
@@ -71,10 +74,15 @@ def _parts(groups: Groups) -> _Parts:
             e, d = float(pair[0]), float(pair[1])
             fixed.append((e, d, k))
             stated = type(m) in (PureDP, ApproxDP) and math.isfinite(e)
-            exact = as_written if stated else Fraction
+            exact = upper_reading if stated else Fraction
             written.append((exact(e) if math.isfinite(e) else Fraction(0), exact(d), k))
+            if stated and decimal is not None:
+                decimal.append((as_written(e), as_written(d), k))
+            else:
+                decimal = None
     return _Parts(tuple(fixed), tuple(profiled), sum(k for _, k in groups),
-                  _infinite_loss_mass(groups), tuple(written))
+                  _infinite_loss_mass(groups), tuple(written),
+                  None if decimal is None else tuple(decimal))
 
 
 def _infinite_loss_mass(groups: Groups) -> float:
