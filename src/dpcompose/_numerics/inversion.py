@@ -129,7 +129,8 @@ def _solve(f: Callable[[float], float], target: float, a: int, fa: float, b: int
 def _solve_near(f: Callable[[float], float], target: float, hint: float) -> tuple[float, float] | None:
     """Adjacent doubles ``(lo, hi)`` with ``f(lo) > target >= f(hi)``, searched from ``hint``.
 
-    For a non-increasing ``f`` on the positive doubles that fails at 0 (the caller checked).
+    For a non-increasing ``f`` on the positive doubles; 0 is taken as failing without
+    evaluating ``f`` there (a bracket that ends at 0 leaves the caller to check it).
     The bracket widens from the hint by factors of 256 ulps until the other side is
     found, then :func:`_solve` closes it. A hint within 1e-10 of the answer and a smooth
     ``f`` cost about ten evaluations. None when the widening passes the largest double without a
@@ -190,14 +191,21 @@ def invert_delta_to_epsilon(
     def passes(e: float) -> bool:
         return delta_fn(e) <= delta
 
+    if hint is not None and rel_tol is None:
+        # from the hint first: the ends 0 and inf are only asked where the answer may be
+        # there (delta_fn(0) can cost more than the whole search, e.g. pld's second
+        # direction, built at full resolution for it); the result is unchanged
+        found = _solve_near(delta_fn, delta, hint)
+        if found is not None:
+            lo, hi = found
+            # _solve_near takes 0 as failing without evaluating it
+            if lo == 0.0 and passes(0.0):
+                return 0.0
+            return hi if upper else lo
     if passes(0.0):
         return 0.0
     if not passes(math.inf):
         return math.inf
-    found = _solve_near(delta_fn, delta, hint) if hint is not None and rel_tol is None else None
-    if found is not None:
-        lo, hi = found
-        return hi if upper else lo
     lo, hi = 0.0, 1.0
     f_lo, f_hi = delta_fn(lo), delta_fn(hi)
     while not f_hi <= delta:
