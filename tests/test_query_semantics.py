@@ -40,6 +40,27 @@ def test_inversion_returns_the_smallest_passing_double():
             assert invert_delta_to_epsilon(prof, d, hint=hint) == up
 
 
+def test_inversion_from_a_hint_asks_the_ends_only_where_the_answer_may_be():
+    """With a hint the search does not evaluate delta(0) unless the bracket reaches 0 (pld's
+    delta(0) can cost more than the whole search); the answers at the ends are unchanged."""
+    prof = laplace_profile(1.0)
+    asked: list[float] = []
+
+    def counted(e: float) -> float:
+        asked.append(e)
+        return prof(e)
+
+    up = invert_delta_to_epsilon(prof, 1e-3)
+    assert invert_delta_to_epsilon(counted, 1e-3, hint=up * (1 + 1e-12)) == up
+    assert 0.0 not in asked and math.inf not in asked
+    # the answer 0 (delta(0) <= target) and inf (delta(inf) > target) with any hint
+    for hint in (1e-300, 0.5, 3.0):
+        assert invert_delta_to_epsilon(prof, 0.5, hint=hint) == 0.0
+        assert invert_delta_to_epsilon(prof, 0.4, hint=hint) == invert_delta_to_epsilon(prof, 0.4)
+        assert invert_delta_to_epsilon(lambda e: 0.5, 0.1, hint=hint) == math.inf
+        assert invert_delta_to_epsilon(lambda e: 0.5, 0.1, hint=hint, side="lower") == math.inf
+
+
 @given(st.floats(1e-300, 0.99), st.floats(0.0, 10.0))
 def test_inversion_is_monotone_in_its_target_even_for_a_wiggly_function(d, wiggle):
     """With rel_tol (the theorems' inner searches) the search walks a fixed tree of

@@ -403,3 +403,19 @@ def test_class_descriptions_that_have_rules():
     np.testing.assert_allclose(R.rdp_curve(dpc.Subsampled(dpc.Laplace(2.0), 1.0), a), R.rdp_laplace(0.5, a))
     assert np.all(np.isinf(R.rdp_curve(dpc.PureDP(math.inf), a)))
     assert np.all(R.rdp_curve(dpc.PureDP(0.0), a) == 0.0)
+
+
+@pytest.mark.parametrize("epsilon", [50.0, 500.0, 5000.0])
+def test_underflowing_delta_rounds_up_to_the_smallest_double(epsilon):
+    """A Gaussian composition has no pure-DP bound, so its true delta(eps) is positive at
+    every finite eps; where the conversion's exp underflows, rdp reports 5e-324 (the
+    project's convention), never 0, which would claim more than the bound proves."""
+    groups = [(dpc.Gaussian(100.0), 3)]
+    # independent truth: 3 x Gaussian(100) is a Gaussian with mu = sqrt(3)/100, delta > 0
+    assert gaussian_delta_mp(math.sqrt(3.0) / 100.0, epsilon) > 0
+    a, tau = R.compose_rdp(groups)
+    d, order = R.rdp_to_delta(a, tau, epsilon)
+    assert d == 5e-324 and math.isfinite(order)
+    assert dpc.compose(groups, method="rdp").delta(epsilon) == 5e-324
+    # a pure-DP composition does reach 0 beyond its epsilon (order infinity), exactly
+    assert dpc.compose([(dpc.Laplace(100.0), 3)], method="rdp").delta(epsilon) == 0.0

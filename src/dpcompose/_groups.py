@@ -7,6 +7,7 @@ can group input of their own without importing the front door.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Iterable
 
 from ._validation import check_count
@@ -28,12 +29,18 @@ def normalize(mechanisms: Iterable[Any]) -> Groups:
     if isinstance(mechanisms, Mechanism):
         mechanisms = [mechanisms]
     counts: dict[Mechanism, int] = {}
-    for i, item in enumerate(mechanisms):
+    pos = 0
+    # runs of one object (``[m] * k``) are taken whole: grouped by identity at C speed,
+    # validated and hashed once per run
+    for _, run in itertools.groupby(mechanisms, key=id):
+        item = next(run)
+        i, size = pos, 1 + len(list(run))
+        pos += size
         if isinstance(item, Mechanism):
-            m, k = item, 1
+            m, k = item, size
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
             m = item[0]
-            k = check_count(f"mechanisms[{i}] count", item[1])
+            k = check_count(f"mechanisms[{i}] count", item[1]) * size
         else:
             raise UnsupportedMechanismError(
                 f"mechanisms[{i}] = {item!r} is neither a dpcompose mechanism nor a "

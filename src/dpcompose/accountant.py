@@ -47,8 +47,8 @@ import math
 from typing import Any, Iterable, Mapping
 
 import numpy as np
-import scipy.fft as sfft
 
+from ._numerics.lazy import lazy_module
 from .methods.pld.discretize import discretize, has_lower_model, loss_model, pair_epsilon
 from .methods.pld.grid import GridPLD
 from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
@@ -59,6 +59,8 @@ from .errors import InvalidParameterError, MethodNotApplicableError, NoRuleError
 from .guarantee import Guarantee
 from .mechanisms import Gaussian, Mechanism, Subsampled, describe
 from .representations import dominating_pair
+
+sfft = lazy_module("scipy.fft")  # imported on first use (cold start)
 
 __all__ = ["Accountant"]
 

@@ -7,6 +7,7 @@
 - :mod:`.inversion`: monotone inversion that ends on the safe side (epsilon(delta) from
   delta(epsilon) and back);
 - :mod:`.binomial`: binomial log-masses with an error bound (Loader), Chernoff windows.
+- :mod:`.lazy`: SciPy functions and modules imported on first use (cold start).
 """
 
 from __future__ import annotations

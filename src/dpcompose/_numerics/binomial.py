@@ -12,17 +12,48 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln, rel_entr
 
+from .lazy import lazy_function
 from .logspace import LOG_SQRT_2PI
 from .rounding import UNIT_ROUNDOFF
 
-__all__ = ["kl_bernoulli", "chernoff_window", "stirlerr", "bd0", "log_binom_pmf", "LOADER_MIN_N"]
+gammaln = lazy_function("scipy.special", "gammaln")  # imported on first use (cold start)
+
+__all__ = ["kl_bernoulli", "chernoff_window", "stirlerr", "bd0", "log_binom_pmf", "log_factorial",
+           "LOADER_MIN_N"]
+
+#: below this many trials, gammaln differences are accurate enough
+LOADER_MIN_N = 64
+
+#: log(n!) for n = 0..LOADER_MIN_N from the exact integer n!: one rounding to a double, one
+#: of the log (error within 2 ulps of log(n!)), no SciPy import for small binomials
+_LOG_FACTORIAL = np.array([math.log(math.factorial(n)) for n in range(LOADER_MIN_N + 1)])
+
+
+def log_factorial(n: np.ndarray | float) -> np.ndarray:
+    """log(n!) elementwise, i.e. ``gammaln(n + 1)``.
+
+    Integers 0..:data:`LOADER_MIN_N` come from a table of the exact factorials' logs (at
+    least as accurate as ``gammaln``); anything else goes to ``scipy.special.gammaln``.
+    """
+    a = np.asarray(n, dtype=np.float64)
+    if a.size == 0 or bool(np.all((a >= 0.0) & (a <= LOADER_MIN_N) & (a == np.floor(a)))):
+        return _LOG_FACTORIAL[a.astype(np.intp)]
+    return gammaln(a + 1.0)
+
+
+def _rel_entr(x: float, y: float) -> float:
+    """``scipy.special.rel_entr`` for scalars: x log(x/y), 0 at x = 0 (y >= 0), inf elsewhere."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if x > 0.0 and y > 0.0:
+        return x * math.log(x / y)
+    return 0.0 if x == 0.0 and y >= 0.0 else math.inf
 
 
 def kl_bernoulli(x: float, q: float) -> float:
     """The Kullback-Leibler divergence D(Bernoulli(x) || Bernoulli(q))."""
-    return float(rel_entr(x, q) + rel_entr(1.0 - x, 1.0 - q))
+    return _rel_entr(x, q) + _rel_entr(1.0 - x, 1.0 - q)
 
 
 def chernoff_window(c: int, q: float, exponent: float) -> tuple[int, int]:
@@ -60,15 +91,11 @@ def chernoff_window(c: int, q: float, exponent: float) -> tuple[int, int]:
     return lo, hi
 
 
-#: below this many trials, gammaln differences are accurate enough
-LOADER_MIN_N = 64
-
-
 def stirlerr(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""(:math:`\log n! - (n + 1/2)\log n + n - \log\sqrt{2\pi}`, absolute error bound), n >= 1.
 
     Series :math:`1/(12n) - 1/(360n^3) + 1/(1260n^5) - 1/(1680n^7) + 1/(1188n^9)` for
-    n >= 16 (truncation below 1e-17 there), ``gammaln`` below.
+    n >= 16 (truncation below 1e-17 there), :func:`log_factorial` below.
     """
     n = np.asarray(n, dtype=np.float64)
     val = np.empty_like(n)
@@ -81,7 +108,7 @@ def stirlerr(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     err[big] = 8.0 * UNIT_ROUNDOFF * np.abs(series) + 1e-17 * r
     small = ~big
     ns = n[small]
-    g = gammaln(ns + 1.0)
+    g = log_factorial(ns)
     lg = (ns + 0.5) * np.log(ns)
     val[small] = g - lg + ns - LOG_SQRT_2PI
     err[small] = 32.0 * UNIT_ROUNDOFF * (np.abs(g) + np.abs(lg) + ns + 1.0)

@@ -129,8 +129,9 @@ def _solve(f: Callable[[float], float], target: float, a: int, fa: float, b: int
 def _solve_near(f: Callable[[float], float], target: float, hint: float) -> tuple[float, float] | None:
     """Adjacent doubles ``(lo, hi)`` with ``f(lo) > target >= f(hi)``, searched from ``hint``.
 
-    For a non-increasing ``f`` on the positive doubles that fails at 0 (the caller checked).
-    The bracket widens from the hint by factors of 256 ulps until the other side is
+    For a non-increasing ``f`` on the non-negative doubles; ``f(0)`` is asked only when
+    the walk down reaches 0, and ``(0.0, 0.0)`` is returned when it passes there (the
+    answer is 0). The bracket widens from the hint by factors of 256 ulps until the other side is
     found, then :func:`_solve` closes it. A hint within 1e-10 of the answer and a smooth
     ``f`` cost about ten evaluations. None when the widening passes the largest double without a
     passing point (the caller then searches from scratch).
@@ -139,13 +140,15 @@ def _solve_near(f: Callable[[float], float], target: float, hint: float) -> tupl
         return None
     n, fh = _bits(hint), f(hint)
     gap = 1
-    if fh <= target:  # walk down to a failing point (0 fails)
+    if fh <= target:  # walk down to a failing point
         b, fb = n, fh
         while True:
             a = max(b - gap, 0)
-            fa = f(_double(a)) if a > 0 else math.inf
+            fa = f(_double(a))
             if fa > target:
                 break
+            if a == 0:
+                return 0.0, 0.0  # f passes at 0: no failing double
             b, fb, gap = a, fa, gap * 256
     else:  # walk up to a passing point
         a, fa = n, fh
@@ -190,14 +193,18 @@ def invert_delta_to_epsilon(
     def passes(e: float) -> bool:
         return delta_fn(e) <= delta
 
+    if hint is not None and rel_tol is None:
+        # from the hint first: the ends 0 and inf are only asked where the answer may be
+        # there (delta_fn(0) can cost more than the whole search, e.g. pld's second
+        # direction, built at full resolution for it); the result is unchanged
+        found = _solve_near(delta_fn, delta, hint)
+        if found is not None:
+            lo, hi = found
+            return hi if upper else lo
     if passes(0.0):
         return 0.0
     if not passes(math.inf):
         return math.inf
-    found = _solve_near(delta_fn, delta, hint) if hint is not None and rel_tol is None else None
-    if found is not None:
-        lo, hi = found
-        return hi if upper else lo
     lo, hi = 0.0, 1.0
     f_lo, f_hi = delta_fn(lo), delta_fn(hi)
     while not f_hi <= delta:

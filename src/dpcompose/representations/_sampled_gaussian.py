@@ -11,8 +11,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln, log_ndtr
 
+from .._numerics.lazy import lazy_function
 from .._numerics.logspace import log_expm1
 from .._numerics.rounding import MACHINE_EPSILON
 from .._validation import check_positive, check_probability
@@ -21,6 +21,9 @@ from .renyi import _orders_arg, _round_up_curve
 
 #: orders above this are not evaluated for the sampled Gaussian (their curve is reported as
 #: +inf, a trivial upper bound): the sums have about alpha terms
+
+gammaln = lazy_function("scipy.special", "gammaln")  # imported on first use (cold start)
+log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 _MAX_SGM_ORDER = 1e5
 
 

@@ -14,8 +14,8 @@ import math
 from typing import Any, Callable
 
 import numpy as np
-from scipy.special import erf, log_ndtr
 
+from .._numerics.lazy import lazy_function
 from .._numerics.logspace import LOG_SQRT_2PI
 from .._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from .._validation import check_positive
@@ -32,6 +32,9 @@ from .rules import (
     renyi_curve,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
+
+erf = lazy_function("scipy.special", "erf")  # imported on first use (cold start)
+log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 
 __all__ = ["gaussian_profile", "gaussian_log_delta", "gaussian_log_delta_lower", "rdp_gaussian"]
 

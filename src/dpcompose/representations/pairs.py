@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.special import expit
+
+from .._numerics.logspace import expit
 
 __all__ = ["PairAtom", "PairSegment", "DominatingPair", "SubsampledPair", "rr_atoms", "delta_atoms"]
 

@@ -16,9 +16,8 @@ from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.special import gammaln
 
-from ..._numerics.binomial import LOADER_MIN_N, chernoff_window, log_binom_pmf
+from ..._numerics.binomial import LOADER_MIN_N, chernoff_window, log_binom_pmf, log_factorial
 from ..._numerics.inversion import invert_delta_to_epsilon
 from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF, nudge_up
 from ...errors import MethodNotApplicableError
@@ -236,8 +235,8 @@ class _Binomial:
         l = np.arange(self.lo, self.hi + 1, dtype=np.float64)
         losses = (c - 2.0 * l) * eps
         if c < LOADER_MIN_N:
-            g = float(gammaln(c + 1.0))
-            logp = g - gammaln(l + 1.0) - gammaln(c - l + 1.0) + (c - l) * log_p + l * log_q
+            g = float(log_factorial(c))
+            logp = g - log_factorial(l) - log_factorial(c - l) + (c - l) * log_p + l * log_q
             log_err = 16.0 * UNIT_ROUNDOFF * (3.0 * g + c * (abs(log_p) + abs(log_q)) + 16.0)
         else:
             logp, log_err = log_binom_pmf(c, l, self.atom.a, self.atom.b,

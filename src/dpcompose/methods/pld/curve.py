@@ -8,14 +8,43 @@ them, and every weight :math:`(1 - e^{\varepsilon - l})_+` lies in :math:`[0, 1]
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
-from scipy.signal import lfilter
 
+from ..._numerics.lazy import lazy_function
 from ..._numerics.rounding import UNIT_ROUNDOFF
 from .grid import GridPLD
 
+lfilter = lazy_function("scipy.signal", "lfilter")  # imported on first use (cold start)
+
 __all__ = ["Curve"]
+
+#: the Python form of the recurrence runs arrays up to this length, and at most
+#: PY_RECURRENCE_BUDGET elements in a process (about 0.1 s of work), before SciPy's lfilter
+#: takes over (``import scipy.signal`` costs about 1 s; lfilter is ~50 times faster after)
+PY_RECURRENCE_MAX = 100_000
+PY_RECURRENCE_BUDGET = 500_000
+_py_recurrence_used = 0
+
+
+def decaying_sums(x: np.ndarray, e: float) -> np.ndarray:
+    """``y[j] = x[j] + e y[j-1]`` (``y[-1] = 0``), bit for bit ``lfilter([1], [1, -e], x)``.
+
+    The same operations in the same order (one product, one sum per step, as SciPy's
+    direct form II transposed does with ``b = [1]``), so the value does not depend on
+    which form runs: the Python form (``frompyfunc`` accumulation, no SciPy import) while a
+    process has used less than :data:`PY_RECURRENCE_BUDGET` elements, ``x`` is short and
+    ``scipy.signal`` is not loaded (a one-line query from a fresh interpreter), else
+    ``lfilter``.
+    """
+    global _py_recurrence_used
+    if ("scipy.signal" in sys.modules or x.size > PY_RECURRENCE_MAX
+            or _py_recurrence_used + x.size > PY_RECURRENCE_BUDGET):
+        return lfilter([1.0], [1.0, -e], x)
+    _py_recurrence_used += x.size
+    step = np.frompyfunc(lambda acc, v: v + e * acc, 2, 1)
+    return step.accumulate(x.astype(object)).astype(np.float64)
 
 
 class Curve:
@@ -35,7 +64,7 @@ class Curve:
             s0 = np.empty_like(p)
             s0[:-1] = np.cumsum(rev)[::-1][1:]
             s0[-1] = 0.0
-            Y = lfilter([1.0], [1.0, -e], rev)[::-1]
+            Y = decaying_sums(rev, e)[::-1]
             G = np.empty_like(p)
             G[:-1] = e * Y[1:]
             G[-1] = 0.0

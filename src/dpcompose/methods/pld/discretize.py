@@ -81,11 +81,14 @@ from typing import Callable
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
-from scipy.special import log_ndtr, ndtri
 
+from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
 from ...mechanisms import Mechanism
 from ...representations import DominatingPair, SubsampledPair, dominating_pair
+
+log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
+ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
 
 __all__ = ["LossModel", "loss_model", "discretize", "grid_index_up", "MASS_SAFETY",
            "pair_epsilon", "has_lower_model"]

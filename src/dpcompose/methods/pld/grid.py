@@ -59,10 +59,12 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.fft as sfft
 
+from ..._numerics.lazy import lazy_module
 from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from ...errors import MethodNotApplicableError
+
+sfft = lazy_module("scipy.fft")  # imported on first use (cold start)
 
 __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", "self_compose",
            "FFT_C"]

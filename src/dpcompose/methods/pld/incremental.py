@@ -55,11 +55,13 @@ import math
 from typing import Any, Callable, Mapping
 
 import numpy as np
-import scipy.fft as sfft
 
+from ..._numerics.lazy import lazy_module
 from ..._numerics.rounding import UNIT_ROUNDOFF
 from .curve import Curve
 from .grid import FFT_C, GridPLD, _int_power
+
+sfft = lazy_module("scipy.fft")  # imported on first use (cold start)
 
 __all__ = ["Track", "Regrid", "DirectCurve", "BandCurve"]
 

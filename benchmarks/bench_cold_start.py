@@ -1,0 +1,99 @@
+"""Benchmark: cold start, each case in a fresh interpreter (issue 14, issue 15 step 7).
+
+Cases (median of ``--repeat`` fresh interpreters, default 5; wall time of the whole process):
+
+- ``import``: ``python -c "import dpcompose"``;
+- ``cli query``: ``dpcompose epsilon "laplace(scale=20) x 500" --delta 1e-6``;
+- ``optimal k=1e6``: the first ``optimal`` query, ``compose([(Laplace(20), 10**6)],
+  method="optimal").epsilon(1e-6)``, from a fresh interpreter (imports included);
+- ``closed form``: the first ``simple`` query on the same list;
+- ``demo``: ``dpcompose demo`` (run in a temporary directory: it writes a plot).
+
+Targets (issue 14): first closed-form / optimal query under 0.2 s, CLI query under 0.5 s,
+demo under 2 s, on an idle machine. ``--modules`` also lists, for the import and the CLI
+query, the heavy modules they load (scipy.signal, scipy.stats, matplotlib, pydantic, ...),
+which should be none that they do not use.
+
+Run: python benchmarks/bench_cold_start.py [--repeat N] [--only NAME ...] [--modules]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+PY = sys.executable
+CLI = shutil.which("dpcompose") or "dpcompose"
+
+_QUERY = "import dpcompose as d; d.compose([(d.Laplace(scale=20.0), 10**6)], method={m!r}).epsilon(delta=1e-6)"
+
+CASES: dict[str, list[str]] = {
+    "import": [PY, "-c", "import dpcompose"],
+    "cli query": [CLI, "epsilon", "laplace(scale=20) x 500", "--delta", "1e-6"],
+    "optimal k=1e6": [PY, "-c", _QUERY.format(m="optimal")],
+    "closed form k=1e6": [PY, "-c", _QUERY.format(m="simple")],
+    "demo": [CLI, "demo"],
+}
+TARGETS = {"cli query": 0.5, "optimal k=1e6": 0.2, "closed form k=1e6": 0.2, "demo": 2.0}
+
+HEAVY = ("scipy.signal", "scipy.stats", "scipy.optimize", "scipy.interpolate", "scipy.fft",
+         "scipy.special", "matplotlib", "pydantic", "fastapi", "mpmath", "rich.table", "typer")
+
+_PROBE = """
+import runpy, sys
+sys.argv = {argv!r}
+try:
+    {run}
+except SystemExit:
+    pass
+heavy = {heavy!r}
+print(",".join(h for h in heavy if h in sys.modules))
+"""
+
+
+def run_once(cmd: list[str], cwd: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def loaded_modules(name: str) -> str:
+    """The heavy modules a case leaves in ``sys.modules`` (import and CLI query only)."""
+    if name == "import":
+        run, argv = "import dpcompose", ["python"]
+    else:
+        run, argv = "from dpcompose.cli import main; main()", CASES[name][:]
+    out = subprocess.run([PY, "-c", _PROBE.format(argv=argv, run=run, heavy=HEAVY)],
+                         check=True, capture_output=True, text=True).stdout.strip().splitlines()
+    return out[-1] if out and out[-1] else "(none)"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", nargs="*", default=None, choices=list(CASES))
+    ap.add_argument("--modules", action="store_true")
+    args = ap.parse_args()
+    names = args.only or list(CASES)
+    print(f"cold start, median of {args.repeat} fresh interpreters (python {sys.version.split()[0]}, "
+          f"load average {os.getloadavg()[0]:.2f})")
+    with tempfile.TemporaryDirectory() as cwd:
+        for name in names:
+            times = [run_once(CASES[name], cwd) for _ in range(args.repeat)]
+            med = statistics.median(times)
+            target = TARGETS.get(name)
+            flag = "" if target is None else (f"  target {target:g} s" + ("" if med < target else "  (over)"))
+            print(f"  {name:<18} {med:6.3f} s   (min {min(times):.3f}, max {max(times):.3f}){flag}")
+    if args.modules:
+        for name in ("import", "cli query"):
+            print(f"  heavy modules after {name}: {loaded_modules(name)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Cold start (issue 15 step 7, issue 14): what a fresh interpreter imports, and the
+SciPy-free replacements on the closed-form / optimal path against independent truth.
+
+No timings here (speed belongs in ``benchmarks/bench_cold_start.py``): these tests check
+which modules are loaded, which is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import mpmath
+import numpy as np
+import pytest
+
+from dpcompose._numerics.binomial import LOADER_MIN_N, kl_bernoulli, log_factorial
+from dpcompose._numerics.logspace import expit
+
+HEAVY = ("scipy", "matplotlib", "pydantic", "fastapi", "typer", "rich", "mpmath", "pandas")
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted(m for m in sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True)
+    return set(out.stdout.split())
+
+
+def _heavy(mods: set[str]) -> set[str]:
+    return {m for m in mods if m.split(".")[0] in HEAVY}
+
+
+def test_import_loads_no_heavy_module():
+    assert _heavy(_loaded_after("import dpcompose")) == set()
+
+
+@pytest.mark.parametrize("method", ["optimal", "simple", "advanced"])
+def test_first_closed_form_or_optimal_query_needs_no_scipy(method):
+    code = ("import dpcompose as d\n"
+            f"g = d.compose([(d.Laplace(scale=20.0), 10**6)], method={method!r})\n"
+            "assert 0 < g.epsilon(delta=1e-6) < float('inf')\n"
+            "g = d.compose([(d.PureDP(0.1), 30), (d.ApproxDP(0.2, 1e-9), 5)], method='optimal')\n"
+            "assert 0 < g.epsilon(delta=1e-6) < float('inf')")
+    assert _heavy(_loaded_after(code)) == set()
+
+
+def test_log_factorial_matches_exact_factorials():
+    n = np.arange(LOADER_MIN_N + 1, dtype=float)
+    got = log_factorial(n)
+    for k in range(LOADER_MIN_N + 1):
+        exact = mpmath.log(mpmath.factorial(k))
+        assert abs(got[k] - float(exact)) <= 2 * np.spacing(max(abs(float(exact)), 1.0))
+    # outside the table: gammaln, still log(n!)
+    assert log_factorial(np.array([100.0]))[0] == pytest.approx(float(mpmath.log(mpmath.factorial(100))), rel=1e-14)
+    assert log_factorial(np.array([])).size == 0
+
+
+@pytest.mark.parametrize("x", [0.0, 1e-300, 1e-8, 0.3, 1.0, 5.0, 36.0, 40.0, 700.0, 800.0, -1e-8, -0.3, -5.0,
+                               -40.0, -700.0, -745.0, -800.0])
+def test_expit_against_mpmath(x):
+    exact = 1 / (1 + mpmath.exp(-mpmath.mpf(x)))
+    got = expit(x)
+    if exact < mpmath.mpf(2) ** -1074 / 2:
+        assert got == 0.0
+    else:
+        assert abs(mpmath.mpf(got) - exact) <= 4 * 2.0 ** -53 * exact + mpmath.mpf(2) ** -1074
+
+
+@pytest.mark.parametrize("x,q", [(0.0, 0.3), (1.0, 0.3), (0.2, 0.3), (0.9, 1e-12), (0.5, 0.5)])
+def test_kl_bernoulli_against_mpmath(x, q):
+    X, Q = mpmath.mpf(x), mpmath.mpf(q)
+    exact = sum(a * mpmath.log(a / b) for a, b in ((X, Q), (1 - X, 1 - Q)) if a > 0)
+    assert kl_bernoulli(x, q) == pytest.approx(float(exact), rel=1e-13, abs=1e-300)
+
+
+@pytest.mark.parametrize("h", [1e-6, 1e-3, 0.05, 0.7, 30.0])
+def test_python_recurrence_is_bit_for_bit_lfilter(h, monkeypatch):
+    """pld's Curve runs y[j] = x[j] + e y[j-1] in Python until scipy.signal is worth loading:
+    both forms must give the same doubles (the curve's values cannot depend on the form)."""
+    from scipy.signal import lfilter
+
+    from dpcompose.methods.pld import curve
+
+    monkeypatch.delitem(sys.modules, "scipy.signal")  # force the Python form
+    monkeypatch.setattr(curve, "_py_recurrence_used", 0)
+    rng = np.random.default_rng(int(h * 1e6))
+    e = math.exp(-h)
+    for n in (1, 2, 7, 1000, 20000):  # all within PY_RECURRENCE_MAX
+        x = rng.random(n) * np.exp(-rng.random(n) * rng.choice([1.0, 100.0, 700.0, 740.0]))
+        x[rng.random(n) < 0.2] = 0.0
+        got = curve.decaying_sums(x, e)
+        assert got.dtype == np.float64 and np.array_equal(got, lfilter([1.0], [1.0, -e], x))
+
+
+def test_cli_sized_pld_query_needs_no_scipy_signal():
+    code = ("import dpcompose as d\n"
+            "g = d.compose([(d.Laplace(scale=20.0), 500)])\n"
+            "assert 5.47 < g.epsilon(1e-6) < 5.48 and 5.47 < g.epsilon_lower(1e-6)")
+    mods = _loaded_after(code)
+    assert "scipy.signal" not in mods and "scipy.stats" not in mods
