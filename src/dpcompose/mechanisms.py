@@ -20,20 +20,27 @@ from dataclasses import KW_ONLY, dataclass
 from fractions import Fraction
 from typing import Literal
 
-from ._validation import check_delta, check_epsilon, check_positive, check_probability
+from ._validation import (
+    check_count,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
 from .errors import InvalidParameterError, UnsupportedMechanismError
 
 __all__ = [
+    "SUBSAMPLING_SCHEMES",
+    "ApproxDP",
+    "DiscreteLaplace",
+    "Exponential",
+    "Gaussian",
+    "Group",
+    "Laplace",
     "Mechanism",
     "PureDP",
-    "ApproxDP",
-    "Laplace",
-    "DiscreteLaplace",
-    "Gaussian",
     "RandomizedResponse",
-    "Exponential",
     "Subsampled",
-    "SUBSAMPLING_SCHEMES",
 ]
 
 
@@ -278,6 +285,60 @@ class Subsampled(Mechanism):
             )
 
 
+@dataclass(frozen=True, slots=True)
+class Group(Mechanism):
+    r"""A mechanism seen by a person who contributes up to ``size`` records (group privacy).
+
+    Neighbouring databases of the group differ in up to :math:`g` records of one person,
+    so a per-record guarantee becomes a per-person one. The family files decide how:
+
+    - ``Laplace``, ``Gaussian``, ``DiscreteLaplace``: exactly the same mechanism with
+      sensitivity :math:`g\Delta` (the query moves by at most :math:`g\Delta` in the norm
+      that defines :math:`\Delta`, by the triangle inequality; the pair is attained by a
+      sum query whose records move together);
+    - a mechanism with its own :math:`(\varepsilon, \delta)` pair (``PureDP``,
+      ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
+      :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,
+      which is at most Dwork and Roth's :math:`(g\varepsilon,\ g e^{(g-1)\varepsilon}\delta)`;
+    - anything else is refused (no group rule is certified for it here).
+
+    Args:
+        mechanism: the per-record mechanism (not ``Subsampled``, not another ``Group``).
+        size: :math:`g`, the most records one person contributes, an integer >= 1.
+
+    Guarantee:
+        see :mod:`dpcompose.representations.group` (Dwork and Roth, "The Algorithmic
+        Foundations of Differential Privacy", Thm 2.2 and the remark after it).
+    """
+
+    mechanism: Mechanism
+    size: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise UnsupportedMechanismError(
+                f"Group.mechanism must be a dpcompose mechanism, got {self.mechanism!r}; "
+                f"wrap one of PureDP, ApproxDP, Laplace, Gaussian, DiscreteLaplace, RandomizedResponse, "
+                f"Exponential."
+            )
+        if isinstance(self.mechanism, Group):
+            raise UnsupportedMechanismError(
+                "Group.mechanism is itself a Group; write one Group with the product of the sizes "
+                "(a group of groups is a group of size g1 * g2)."
+            )
+        if isinstance(self.mechanism, Subsampled):
+            raise UnsupportedMechanismError(
+                "Group(Subsampled(...)) is refused: the amplification theorems dpcompose uses hold for "
+                "one record, and a person's g records are sampled together or apart depending on the "
+                "pipeline, so no group rule is certified here. Account per person instead: sample "
+                "people (Subsampled of the per-person mechanism, e.g. Gaussian with sensitivity g * C)."
+            )
+        size = self.size
+        if isinstance(size, float) and size.is_integer():
+            size = int(size)
+        object.__setattr__(self, "size", check_count("Group.size", size, minimum=1))
+
+
 def _quotient_up(numerator: float, denominator: float) -> float:
     """numerator / denominator rounded up: the correctly rounded quotient, moved up one ulp
     when it lies below the exact quotient of the two doubles (compared as rationals).
@@ -293,6 +354,8 @@ def _quotient_up(numerator: float, denominator: float) -> float:
 
 def describe(mechanism: Mechanism) -> str:
     """A short human-readable description, e.g. ``Laplace(scale=20, sensitivity=1)``."""
+    if isinstance(mechanism, Group):
+        return f"Group({describe(mechanism.mechanism)}, size={mechanism.size})"
     if isinstance(mechanism, Subsampled):
         return f"Subsampled({describe(mechanism.mechanism)}, rate={mechanism.rate:g}, scheme={mechanism.scheme})"
     fields = getattr(mechanism, "__dataclass_fields__", {})

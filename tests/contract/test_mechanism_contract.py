@@ -60,10 +60,13 @@ EXAMPLES: dict[type, list[Any]] = {
     dpc.Exponential: [dpc.Exponential(0.7)],
     KaryRandomizedResponse: [KaryRandomizedResponse.from_event(0.6, 5)],  # accounted as Exponential
     dpc.ApproxDP: [dpc.ApproxDP(0.5, 0.0), dpc.ApproxDP(0.5, 1e-3), dpc.ApproxDP(1.0, 1e-2)],
-    dpc.Laplace: [dpc.Laplace(1.0), dpc.Laplace(2.0, 0.5), dpc.Laplace(0.5)],
-    dpc.Gaussian: [dpc.Gaussian(1.0), dpc.Gaussian(2.0, 0.5), dpc.Gaussian(0.7)],
+    dpc.Laplace: [dpc.Laplace(1.0), dpc.Laplace(2.0, sensitivity=0.5), dpc.Laplace(0.5)],
+    dpc.Gaussian: [dpc.Gaussian(1.0), dpc.Gaussian(2.0, sensitivity=0.5), dpc.Gaussian(0.7)],
     dpc.DiscreteLaplace: [dpc.DiscreteLaplace(1.0), dpc.DiscreteLaplace(2.0, 3), dpc.DiscreteLaplace(3.0, 3),
                           dpc.DiscreteLaplace(0.8, 2)],
+    dpc.Group: [dpc.Group(dpc.Gaussian(2.0), 2), dpc.Group(dpc.Laplace(3.0, sensitivity=0.5), 3),
+                dpc.Group(dpc.DiscreteLaplace(2.0), 2), dpc.Group(dpc.PureDP(0.4), 3),
+                dpc.Group(dpc.ApproxDP(0.3, 1e-3), 2), dpc.Group(dpc.RandomizedResponse(0.5), 1)],
     dpc.Subsampled: [
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1),
         dpc.Subsampled(dpc.Laplace(1.0), 0.3),
