@@ -36,6 +36,7 @@ from .mechanisms import (
     PureDP,
     RandomizedResponse,
     Subsampled,
+    ZCDP,
 )
 
 # name -> module that defines it, imported on first attribute access
@@ -103,6 +104,7 @@ __all__ = [
     "Exponential",
     "Subsampled",
     "Group",
+    "ZCDP",
     "Guarantee",
     "compose",
     "normalize",

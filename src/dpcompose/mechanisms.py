@@ -241,6 +241,31 @@ class Exponential(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon("Exponential.epsilon", self.epsilon))
 
 
+@dataclass(frozen=True, slots=True)
+class ZCDP(Mechanism):
+    r"""Any mechanism known only to be :math:`\rho`-zCDP (zero-concentrated DP).
+
+    Args:
+        rho: :math:`\rho > 0` (finite).
+
+    Guarantee:
+        :math:`D_\alpha(M(x) \| M(x')) \le \rho\alpha` for every :math:`\alpha > 1` and
+        neighbours :math:`x, x'` (Bun and Steinke, "Concentrated Differential Privacy:
+        Simplifications, Extensions, and Lower Bounds", TCC 2016, Def. 1.1). It composes
+        under method ``rdp`` (curves add) and converts to :math:`(\varepsilon, \delta)` with
+        Canonne, Kamath and Steinke's conversion ("The Discrete Gaussian for Differential
+        Privacy", NeurIPS 2020, Prop. 12 / Cor. 13). No dominating pair is known for the
+        class (the Gaussian with :math:`\mu^2/2 = \rho` is one member, not the worst
+        case), so ``pld`` and ``optimal`` refuse it. Upper bounds only.
+    """
+
+    rho: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rho", check_positive(
+            "ZCDP.rho", self.rho, remedy="rho-zCDP needs a finite rho > 0 (a Gaussian with mu has rho = mu^2 / 2)."))
+
+
 SUBSAMPLING_SCHEMES = ("poisson", "without_replacement")
 
 

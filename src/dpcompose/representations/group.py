@@ -9,6 +9,10 @@ Each rule of a group is the rule of one *equivalent* mechanism (:func:`group_equ
   mechanism's pair at sensitivity :math:`g\Delta` dominates; it is attained by a sum query
   whose g records move together, so this is exact (lower bounds included). For the
   Gaussian, :math:`\mu \mapsto g\mu`.
+- **zCDP** (``ZCDP(rho)``): ``ZCDP(g^2 rho)`` (Bun and Steinke, "Concentrated
+  Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016, the
+  group privacy proposition of Sec. 5); tight for the Gaussian member
+  (:math:`\mu \mapsto g\mu`, :math:`\rho = \mu^2/2 \mapsto g^2\rho`).
 - **A mechanism with its own (epsilon, delta) pair** (``PureDP``, ``ApproxDP``,
   ``RandomizedResponse``, ``Exponential``): ``ApproxDP(g eps, delta_g)`` with
   :math:`\delta_g = \delta\sum_{i=0}^{g-1} e^{i\varepsilon} = \delta\,\frac{e^{g\varepsilon}-1}{e^\varepsilon-1}`,
@@ -36,6 +40,7 @@ from typing import Any
 from .._numerics.rounding import frac_up, up
 from ..errors import NoRuleError
 from ..mechanisms import (
+    ZCDP,
     ApproxDP,
     DiscreteLaplace,
     Gaussian,
@@ -84,6 +89,8 @@ def group_equivalent(m: Group) -> Mechanism:
         return kind(**{**_fields(inner), "sensitivity": _times_up(g, inner.sensitivity)})
     if kind is DiscreteLaplace:
         return DiscreteLaplace(inner.scale, inner.sensitivity * g)  # whole numbers: exact (<= 2^53 checked)
+    if kind is ZCDP:
+        return ZCDP(frac_up(Fraction(g) ** 2 * Fraction(inner.rho)))
     pair = _own_pair(inner)
     eps, delta = pair
     g_eps = _times_up(g, eps)
@@ -107,14 +114,15 @@ def _own_pair(inner: Mechanism) -> tuple[float, float]:
         raise NoRuleError(
             f"group privacy: no certified group rule for {describe(inner)}. dpcompose scales the "
             f"sensitivity of Laplace, Gaussian and DiscreteLaplace noise and chains the (epsilon, delta) "
-            f"pair of PureDP, ApproxDP, RandomizedResponse and Exponential; for other mechanisms account "
+            f"pair of PureDP, ApproxDP, RandomizedResponse and Exponential, and maps ZCDP(rho) to "
+            f"ZCDP(g^2 rho); for other mechanisms account "
             f"per person directly (state the mechanism with the per-person sensitivity).",
             rule="group", mechanism=inner)
     return pair
 
 
 def _is_exact(m: Group) -> bool:
-    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace)
+    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, ZCDP)
 
 
 def _delegate(rule_name: str) -> Callable[..., Any]:
