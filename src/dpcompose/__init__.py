@@ -27,6 +27,7 @@ from .errors import (
 from .guarantee import Guarantee
 from .mechanisms import (
     ApproxDP,
+    DiscreteGaussian,
     DiscreteLaplace,
     Exponential,
     Gaussian,
@@ -99,6 +100,7 @@ __all__ = [
     "ApproxDP",
     "Laplace",
     "DiscreteLaplace",
+    "DiscreteGaussian",
     "Gaussian",
     "RandomizedResponse",
     "Exponential",

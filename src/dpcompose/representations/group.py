@@ -2,7 +2,7 @@ r"""Group privacy: every rule of ``Group(mechanism, size=g)``, a person contribu
 
 Each rule of a group is the rule of one *equivalent* mechanism (:func:`group_equivalent`):
 
-- **Noise on a query** (``Laplace``, ``Gaussian``, ``DiscreteLaplace``): the same
+- **Noise on a query** (``Laplace``, ``Gaussian``, ``DiscreteLaplace``, ``DiscreteGaussian``): the same
   mechanism with sensitivity :math:`g\Delta`. Databases differing in g records are joined
   by a chain of g neighbours, so the query moves by at most :math:`g\Delta` (triangle
   inequality in the L1 / L2 / integer norm that defines :math:`\Delta`), and the noise
@@ -42,6 +42,7 @@ from ..errors import NoRuleError
 from ..mechanisms import (
     ZCDP,
     ApproxDP,
+    DiscreteGaussian,
     DiscreteLaplace,
     Gaussian,
     Group,
@@ -87,8 +88,9 @@ def group_equivalent(m: Group) -> Mechanism:
     kind = type(inner)
     if kind in (Laplace, Gaussian):
         return kind(**{**_fields(inner), "sensitivity": _times_up(g, inner.sensitivity)})
-    if kind is DiscreteLaplace:
-        return DiscreteLaplace(inner.scale, inner.sensitivity * g)  # whole numbers: exact (<= 2^53 checked)
+    if kind in (DiscreteLaplace, DiscreteGaussian):
+        # whole numbers: the product is exact (the class checks its range)
+        return kind(**{**_fields(inner), "sensitivity": inner.sensitivity * g})
     if kind is ZCDP:
         return ZCDP(frac_up(Fraction(g) ** 2 * Fraction(inner.rho)))
     pair = _own_pair(inner)
@@ -122,7 +124,7 @@ def _own_pair(inner: Mechanism) -> tuple[float, float]:
 
 
 def _is_exact(m: Group) -> bool:
-    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, ZCDP)
+    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian, ZCDP)
 
 
 def _delegate(rule_name: str) -> Callable[..., Any]:
