@@ -67,8 +67,9 @@ def group_delta(epsilon: float, delta: float, size: int) -> float:
 
     Guarantee:
         never below the exact value: ``expm1`` ratio (or :math:`g\delta` at
-        :math:`\varepsilon = 0`) raised by 8 machine epsilons (a few ulps of each of the
-        two ``expm1``, the quotient and the product).
+        :math:`\varepsilon = 0`) raised by :math:`8 + g + g\varepsilon` machine epsilons
+        (a few ulps of each of the two ``expm1``, the quotient and the product, and the
+        rounding of :math:`g\varepsilon` through ``expm1``).
     """
     if delta == 0.0 or size == 1:
         return delta
@@ -79,7 +80,8 @@ def group_delta(epsilon: float, delta: float, size: int) -> float:
     g_eps = size * epsilon
     if g_eps > 700.0:
         return math.inf
-    return up(delta * (math.expm1(g_eps) / math.expm1(epsilon)), 8.0 + size)
+    # g_eps is rounded to nearest (half an ulp of it: a relative g_eps / 2 ulps in expm1)
+    return up(delta * (math.expm1(g_eps) / math.expm1(epsilon)), 8.0 + size + g_eps)
 
 
 def group_equivalent(m: Group) -> Mechanism:
@@ -115,8 +117,8 @@ def _own_pair(inner: Mechanism) -> tuple[float, float]:
     if pair is None:
         raise NoRuleError(
             f"group privacy: no certified group rule for {describe(inner)}. dpcompose scales the "
-            f"sensitivity of Laplace, Gaussian and DiscreteLaplace noise and chains the (epsilon, delta) "
-            f"pair of PureDP, ApproxDP, RandomizedResponse and Exponential, and maps ZCDP(rho) to "
+            f"sensitivity of Laplace, Gaussian, DiscreteLaplace and DiscreteGaussian noise and chains "
+            f"the (epsilon, delta) pair of PureDP, ApproxDP, RandomizedResponse and Exponential, and maps ZCDP(rho) to "
             f"ZCDP(g^2 rho); for other mechanisms account "
             f"per person directly (state the mechanism with the per-person sensitivity).",
             rule="group", mechanism=inner)
