@@ -27,14 +27,17 @@ from .errors import (
 from .guarantee import Guarantee
 from .mechanisms import (
     ApproxDP,
+    DiscreteGaussian,
     DiscreteLaplace,
     Exponential,
     Gaussian,
+    Group,
     Laplace,
     Mechanism,
     PureDP,
     RandomizedResponse,
     Subsampled,
+    ZCDP,
 )
 
 # name -> module that defines it, imported on first attribute access
@@ -97,10 +100,13 @@ __all__ = [
     "ApproxDP",
     "Laplace",
     "DiscreteLaplace",
+    "DiscreteGaussian",
     "Gaussian",
     "RandomizedResponse",
     "Exponential",
     "Subsampled",
+    "Group",
+    "ZCDP",
     "Guarantee",
     "compose",
     "normalize",

@@ -20,20 +20,27 @@ from dataclasses import KW_ONLY, dataclass
 from fractions import Fraction
 from typing import Literal
 
-from ._validation import check_delta, check_epsilon, check_positive, check_probability
+from ._validation import (
+    check_count,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
 from .errors import InvalidParameterError, UnsupportedMechanismError
 
 __all__ = [
+    "SUBSAMPLING_SCHEMES",
+    "ApproxDP",
+    "DiscreteLaplace",
+    "Exponential",
+    "Gaussian",
+    "Group",
+    "Laplace",
     "Mechanism",
     "PureDP",
-    "ApproxDP",
-    "Laplace",
-    "DiscreteLaplace",
-    "Gaussian",
     "RandomizedResponse",
-    "Exponential",
     "Subsampled",
-    "SUBSAMPLING_SCHEMES",
 ]
 
 
@@ -147,19 +154,46 @@ class DiscreteLaplace(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale", check_positive("DiscreteLaplace.scale", self.scale,
                                                          remedy="the noise scale b must be > 0."))
-        s = check_positive("DiscreteLaplace.sensitivity", self.sensitivity)
-        if s != math.floor(s) or s > 2.0**53:
-            raise InvalidParameterError(
-                f"DiscreteLaplace.sensitivity = {self.sensitivity!r} is not a whole number; the "
-                f"discrete Laplace mechanism adds integer noise to an integer-valued query, so its "
-                f"sensitivity is a whole number >= 1 (round the query's sensitivity up, e.g. 2)."
-            )
-        object.__setattr__(self, "sensitivity", s)
+        object.__setattr__(self, "sensitivity", _whole_sensitivity(
+            "DiscreteLaplace", "discrete Laplace mechanism", self.sensitivity, 2.0**53))
 
     @property
     def epsilon(self) -> float:
         """The pure-DP parameter sensitivity / scale, rounded up (as for :class:`Laplace`)."""
         return _quotient_up(self.sensitivity, self.scale)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscreteGaussian(Mechanism):
+    r"""The discrete Gaussian mechanism on an integer-valued query.
+
+    Adds :math:`Z` with :math:`\Pr[Z = k] \propto e^{-k^2/(2\sigma^2)}` on the integers to a
+    query whose values change by at most :math:`\Delta` (an integer) between neighbours.
+    Never accounted as the continuous Gaussian: its rules are its own (exact pair on the
+    lattice, profile by enumeration, Renyi curve; rules dispatch on the exact type).
+
+    Args:
+        sigma: :math:`\sigma > 0` (the scale parameter; the variance is slightly below
+            :math:`\sigma^2`).
+        sensitivity: :math:`\Delta`, a whole number :math:`\ge 1` (default 1).
+
+    Guarantee:
+        :math:`\frac{\Delta^2}{2\sigma^2}`-zCDP, and its exact privacy profile is a sum over
+        the lattice (Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential
+        Privacy", NeurIPS 2020, Secs. 2-3: its zCDP bound and exact (epsilon, delta) formula); see
+        :mod:`dpcompose.representations.discrete_gaussian`.
+    """
+
+    sigma: float
+    _: KW_ONLY  # as for Gaussian: DiscreteGaussian(2, 3) would silently mean sensitivity 3
+    sensitivity: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_positive("DiscreteGaussian.sigma", self.sigma,
+                                                         remedy="the scale sigma must be > 0."))
+        # at most 2^26: the losses' numerators Delta (2k - Delta) stay exact in doubles
+        object.__setattr__(self, "sensitivity", _whole_sensitivity(
+            "DiscreteGaussian", "discrete Gaussian mechanism", self.sensitivity, 2.0**26))
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +269,31 @@ class Exponential(Mechanism):
         object.__setattr__(self, "epsilon", check_epsilon("Exponential.epsilon", self.epsilon))
 
 
+@dataclass(frozen=True, slots=True)
+class ZCDP(Mechanism):
+    r"""Any mechanism known only to be :math:`\rho`-zCDP (zero-concentrated DP).
+
+    Args:
+        rho: :math:`\rho > 0` (finite).
+
+    Guarantee:
+        :math:`D_\alpha(M(x) \| M(x')) \le \rho\alpha` for every :math:`\alpha > 1` and
+        neighbours :math:`x, x'` (Bun and Steinke, "Concentrated Differential Privacy:
+        Simplifications, Extensions, and Lower Bounds", TCC 2016, Def. 1.1). It composes
+        under method ``rdp`` (curves add) and converts to :math:`(\varepsilon, \delta)` with
+        Canonne, Kamath and Steinke's conversion ("The Discrete Gaussian for Differential
+        Privacy", NeurIPS 2020, Prop. 12 / Cor. 13). No dominating pair is known for the
+        class (the Gaussian with :math:`\mu^2/2 = \rho` is one member, not the worst
+        case), so ``pld`` and ``optimal`` refuse it. Upper bounds only.
+    """
+
+    rho: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rho", check_positive(
+            "ZCDP.rho", self.rho, remedy="rho-zCDP needs a finite rho > 0 (a Gaussian with mu has rho = mu^2 / 2)."))
+
+
 SUBSAMPLING_SCHEMES = ("poisson", "without_replacement")
 
 
@@ -279,6 +338,72 @@ class Subsampled(Mechanism):
             )
 
 
+@dataclass(frozen=True, slots=True)
+class Group(Mechanism):
+    r"""A mechanism seen by a person who contributes up to ``size`` records (group privacy).
+
+    Neighbouring databases of the group differ in up to :math:`g` records of one person,
+    so a per-record guarantee becomes a per-person one. The family files decide how:
+
+    - ``Laplace``, ``Gaussian``, ``DiscreteLaplace``: exactly the same mechanism with
+      sensitivity :math:`g\Delta` (the query moves by at most :math:`g\Delta` in the norm
+      that defines :math:`\Delta`, by the triangle inequality; the pair is attained by a
+      sum query whose records move together);
+    - a mechanism with its own :math:`(\varepsilon, \delta)` pair (``PureDP``,
+      ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
+      :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,
+      which is at most Dwork and Roth's :math:`(g\varepsilon,\ g e^{(g-1)\varepsilon}\delta)`;
+    - anything else is refused (no group rule is certified for it here).
+
+    Args:
+        mechanism: the per-record mechanism (not ``Subsampled``, not another ``Group``).
+        size: :math:`g`, the most records one person contributes, an integer >= 1.
+
+    Guarantee:
+        see :mod:`dpcompose.representations.group` (Dwork and Roth, "The Algorithmic
+        Foundations of Differential Privacy", Thm 2.2 and the remark after it).
+    """
+
+    mechanism: Mechanism
+    size: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise UnsupportedMechanismError(
+                f"Group.mechanism must be a dpcompose mechanism, got {self.mechanism!r}; "
+                f"wrap one of PureDP, ApproxDP, Laplace, Gaussian, DiscreteLaplace, RandomizedResponse, "
+                f"Exponential."
+            )
+        if isinstance(self.mechanism, Group):
+            raise UnsupportedMechanismError(
+                "Group.mechanism is itself a Group; write one Group with the product of the sizes "
+                "(a group of groups is a group of size g1 * g2)."
+            )
+        if isinstance(self.mechanism, Subsampled):
+            raise UnsupportedMechanismError(
+                "Group(Subsampled(...)) is refused: the amplification theorems dpcompose uses hold for "
+                "one record, and a person's g records are sampled together or apart depending on the "
+                "pipeline, so no group rule is certified here. Account per person instead: sample "
+                "people (Subsampled of the per-person mechanism, e.g. Gaussian with sensitivity g * C)."
+            )
+        size = self.size
+        if isinstance(size, float) and size.is_integer():
+            size = int(size)
+        object.__setattr__(self, "size", check_count("Group.size", size, minimum=1))
+
+
+def _whole_sensitivity(cls: str, what: str, value: float, limit: float) -> float:
+    """The sensitivity of an integer-noise mechanism: a whole number in [1, limit]."""
+    s = check_positive(f"{cls}.sensitivity", value)
+    if s != math.floor(s) or s > limit:
+        raise InvalidParameterError(
+            f"{cls}.sensitivity = {value!r} is not a whole number in [1, {limit:g}]; the {what} adds "
+            f"integer noise to an integer-valued query, so its sensitivity is a whole number >= 1 "
+            f"(round the query's sensitivity up, e.g. 2)."
+        )
+    return s
+
+
 def _quotient_up(numerator: float, denominator: float) -> float:
     """numerator / denominator rounded up: the correctly rounded quotient, moved up one ulp
     when it lies below the exact quotient of the two doubles (compared as rationals).
@@ -294,6 +419,8 @@ def _quotient_up(numerator: float, denominator: float) -> float:
 
 def describe(mechanism: Mechanism) -> str:
     """A short human-readable description, e.g. ``Laplace(scale=20, sensitivity=1)``."""
+    if isinstance(mechanism, Group):
+        return f"Group({describe(mechanism.mechanism)}, size={mechanism.size})"
     if isinstance(mechanism, Subsampled):
         return f"Subsampled({describe(mechanism.mechanism)}, rate={mechanism.rate:g}, scheme={mechanism.scheme})"
     fields = getattr(mechanism, "__dataclass_fields__", {})

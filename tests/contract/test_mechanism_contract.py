@@ -64,6 +64,12 @@ EXAMPLES: dict[type, list[Any]] = {
     dpc.Gaussian: [dpc.Gaussian(1.0), dpc.Gaussian(2.0, sensitivity=0.5), dpc.Gaussian(0.7)],
     dpc.DiscreteLaplace: [dpc.DiscreteLaplace(1.0), dpc.DiscreteLaplace(2.0, sensitivity=3), dpc.DiscreteLaplace(3.0, sensitivity=3),
                           dpc.DiscreteLaplace(0.8, sensitivity=2)],
+    dpc.Group: [dpc.Group(dpc.Gaussian(2.0), 2), dpc.Group(dpc.Laplace(3.0, sensitivity=0.5), 3),
+                dpc.Group(dpc.DiscreteLaplace(2.0), 2), dpc.Group(dpc.PureDP(0.4), 3),
+                dpc.Group(dpc.ApproxDP(0.3, 1e-3), 2), dpc.Group(dpc.RandomizedResponse(0.5), 1)],
+    dpc.DiscreteGaussian: [dpc.DiscreteGaussian(1.0), dpc.DiscreteGaussian(0.6, sensitivity=2), dpc.DiscreteGaussian(3.0, sensitivity=1),
+                           dpc.DiscreteGaussian(1.5, sensitivity=3)],
+    dpc.ZCDP: [dpc.ZCDP(0.02), dpc.ZCDP(0.5), dpc.ZCDP(3.0)],
     dpc.Subsampled: [
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1),
         dpc.Subsampled(dpc.Laplace(1.0), 0.3),
@@ -159,11 +165,16 @@ def _renyi(pair: Any, alpha: float) -> float:
     for (pa, pb), (qa, qb) in orientations:
         s = 0.0
         for at in inner.atoms:
+            if math.isinf(at.loss) and max(at.a, at.b) < 1e-250:
+                # a bound on left-out mass (the discrete Gaussian's lattice tails), not part of the
+                # mechanism, whose Renyi divergence is finite: the curve is checked on the rest
+                continue
             p, q = pa * at.a + pb * at.b, qa * at.a + qb * at.b
             if p > 0.0 and q == 0.0:
                 return math.inf
             if p > 0.0:
-                s += p ** alpha * q ** (1.0 - alpha)
+                # in log space: p ** alpha and q ** (1 - alpha) overflow apart for tiny q
+                s += math.exp(alpha * math.log(p) + (1.0 - alpha) * math.log(q))
         for seg in inner.segments:
             def f(z, seg=seg, pa=pa, pb=pb, qa=qa, qb=qb):
                 a, b = float(seg.a_density(np.array([z]))[0]), float(seg.b_density(np.array([z]))[0])
@@ -197,6 +208,15 @@ def _model_delta(m: Any, direction: str, e: float) -> float:
     return total
 
 
+def _pair_or_skip(m: Any) -> Any:
+    """The mechanism's dominating pair; skips the test for a class that has none (ZCDP)."""
+    try:
+        return dominating_pair(m)
+    except NoRuleError as exc:
+        assert exc.rule == "dominating_pair" and "pld" in str(exc)  # refused with a reason
+        pytest.skip("no dominating pair for this class (its profile is checked in its own tests)")
+
+
 def _close(x: float, y: float, rel: float = 1e-7, tiny: float = 1e-12) -> bool:
     return abs(x - y) <= rel * max(abs(x), abs(y)) + tiny
 
@@ -208,7 +228,7 @@ def _close(x: float, y: float, rel: float = 1e-7, tiny: float = 1e-12) -> bool:
 @ALL
 def test_profile_agrees_with_the_pair(m):
     profile = privacy_profile(m)
-    pair = dominating_pair(m)
+    pair = _pair_or_skip(m)
     for e in EPSILONS:
         truth = _hockey(pair, e)
         got = profile(e)
@@ -221,7 +241,7 @@ def test_profile_agrees_with_the_pair(m):
 
 @ALL
 def test_pld_loss_model_agrees_with_the_pair(m):
-    pair = dominating_pair(m)
+    pair = _pair_or_skip(m)
     for e in EPSILONS:
         model = max(_model_delta(m, "remove", e), _model_delta(m, "add", e))
         truth = _hockey(pair, e)
@@ -274,7 +294,7 @@ def test_renyi_curve_is_never_below_the_pair(m):
     except NoRuleError as exc:
         assert exc.rule == "renyi_curve"
         return
-    pair = dominating_pair(m)
+    pair = _pair_or_skip(m)
     exact = not isinstance(pair, SubsampledPair) or pair.rate == 1.0
     for alpha, tau in zip(ORDERS, curve):
         truth = _renyi(pair, alpha)

@@ -7,7 +7,10 @@ family that registers *all* of its rules:
 - :mod:`.laplace` -- ``Laplace``;
 - :mod:`.gaussian` -- ``Gaussian``;
 - :mod:`.discrete_laplace` -- ``DiscreteLaplace``;
-- :mod:`.subsampled` -- ``Subsampled`` (amplification of the inner mechanism's rules).
+- :mod:`.subsampled` -- ``Subsampled`` (amplification of the inner mechanism's rules);
+- :mod:`.discrete_gaussian` -- ``DiscreteGaussian`` (exact pair on the lattice);
+- :mod:`.zcdp` -- ``ZCDP`` (a rho-zCDP mechanism: Renyi curve and converted profile);
+- :mod:`.group` -- ``Group`` (group privacy: the rules of an equivalent mechanism).
 
 The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
 :data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
@@ -47,7 +50,8 @@ from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax
 #: the family files: each registers all its rules on import; their order is the order of
 #: the mechanism syntax (expression names, plan table types). A new family is a file
 #: here plus one entry in this list.
-FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace")
+FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp",
+                                   "group")
 for _family in FAMILY_MODULES:
     importlib.import_module(f"{__name__}.{_family}")
 del _family

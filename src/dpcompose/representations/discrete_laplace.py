@@ -1,4 +1,4 @@
-r"""The discrete Laplace family: every rule of ``DiscreteLaplace(scale, sensitivity)``.
+r"""The discrete Laplace family: every rule of ``DiscreteLaplace(scale, *, sensitivity)``.
 
 Noise :math:`\Pr[Z = k] = c\,r^{|k|}` on the integers, :math:`r = e^{-t}`, :math:`t = 1/b`,
 :math:`c = (1 - r)/(1 + r)` (the two-sided geometric distribution: Ghosh, Roughgarden and

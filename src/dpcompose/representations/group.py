@@ -1,0 +1,161 @@
+r"""Group privacy: every rule of ``Group(mechanism, size=g)``, a person contributing up to g records.
+
+Each rule of a group is the rule of one *equivalent* mechanism (:func:`group_equivalent`):
+
+- **Noise on a query** (``Laplace``, ``Gaussian``, ``DiscreteLaplace``, ``DiscreteGaussian``): the same
+  mechanism with sensitivity :math:`g\Delta`. Databases differing in g records are joined
+  by a chain of g neighbours, so the query moves by at most :math:`g\Delta` (triangle
+  inequality in the L1 / L2 / integer norm that defines :math:`\Delta`), and the noise
+  mechanism's pair at sensitivity :math:`g\Delta` dominates; it is attained by a sum query
+  whose g records move together, so this is exact (lower bounds included). For the
+  Gaussian, :math:`\mu \mapsto g\mu`.
+- **zCDP** (``ZCDP(rho)``): ``ZCDP(g^2 rho)`` (Bun and Steinke, "Concentrated
+  Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016, the
+  group privacy proposition of Sec. 5); tight for the Gaussian member
+  (:math:`\mu \mapsto g\mu`, :math:`\rho = \mu^2/2 \mapsto g^2\rho`).
+- **A mechanism with its own (epsilon, delta) pair** (``PureDP``, ``ApproxDP``,
+  ``RandomizedResponse``, ``Exponential``): ``ApproxDP(g eps, delta_g)`` with
+  :math:`\delta_g = \delta\sum_{i=0}^{g-1} e^{i\varepsilon} = \delta\,\frac{e^{g\varepsilon}-1}{e^\varepsilon-1}`,
+  by chaining :math:`P_0(S) \le e^\varepsilon P_1(S) + \delta` g times (Dwork and Roth,
+  "The Algorithmic Foundations of Differential Privacy", Thm 2.2 for :math:`\delta = 0`,
+  and the remark after it, which states the weaker
+  :math:`(g\varepsilon, g e^{(g-1)\varepsilon}\delta)`; the geometric sum is what the
+  same chain gives before bounding each term by the largest). It is an upper bound only:
+  the pair is marked not attained and no lower bound is claimed
+  (``is_class_worst_case`` is ``False``). With :math:`\delta = 0` its Renyi curve is
+  the tight curve of :math:`g\varepsilon`-DP (an upper bound).
+- **Anything else** (subsampled mechanisms, nested groups: refused when the ``Group``
+  is built; families without a group rule: :class:`~dpcompose.errors.NoRuleError` from
+  every rule, naming the reason).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from .._numerics.rounding import frac_up, up
+from ..errors import NoRuleError
+from ..mechanisms import (
+    ZCDP,
+    ApproxDP,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Gaussian,
+    Group,
+    Laplace,
+    Mechanism,
+    describe,
+)
+from .rules import RULES, dominating_pair, eps_delta_pair, is_class_worst_case
+
+__all__ = ["group_delta", "group_equivalent"]
+
+
+def _times_up(g: int, x: float) -> float:
+    """g * x rounded up (the smallest double >= the exact product); inf stays inf."""
+    if math.isinf(x):
+        return x
+    return frac_up(Fraction(g) * Fraction(x))
+
+
+def group_delta(epsilon: float, delta: float, size: int) -> float:
+    r""":math:`\delta\sum_{i<g} e^{i\varepsilon}`, rounded up (``inf`` where it overflows).
+
+    Guarantee:
+        never below the exact value: ``expm1`` ratio (or :math:`g\delta` at
+        :math:`\varepsilon = 0`) raised by :math:`8 + g + g\varepsilon` machine epsilons
+        (a few ulps of each of the two ``expm1``, the quotient and the product, and the
+        rounding of :math:`g\varepsilon` through ``expm1``).
+    """
+    if delta == 0.0 or size == 1:
+        return delta
+    if epsilon == 0.0:
+        return _times_up(size, delta)
+    if math.isinf(epsilon):
+        return math.inf
+    g_eps = size * epsilon
+    if g_eps > 700.0:
+        return math.inf
+    # g_eps is rounded to nearest (half an ulp of it: a relative g_eps / 2 ulps in expm1)
+    return up(delta * (math.expm1(g_eps) / math.expm1(epsilon)), 8.0 + size + g_eps)
+
+
+def group_equivalent(m: Group) -> Mechanism:
+    """The mechanism whose rules are the group's (module docstring); NoRuleError if none."""
+    inner, g = m.mechanism, m.size
+    kind = type(inner)
+    if kind in (Laplace, Gaussian):
+        return kind(**{**_fields(inner), "sensitivity": _times_up(g, inner.sensitivity)})
+    if kind in (DiscreteLaplace, DiscreteGaussian):
+        # whole numbers: the product is exact (the class checks its range)
+        return kind(**{**_fields(inner), "sensitivity": inner.sensitivity * g})
+    if kind is ZCDP:
+        return ZCDP(frac_up(Fraction(g) ** 2 * Fraction(inner.rho)))
+    pair = _own_pair(inner)
+    eps, delta = pair
+    g_eps = _times_up(g, eps)
+    g_delta = group_delta(eps, delta, g)
+    if not g_delta < 1.0:
+        # the chain bounds nothing: the trivial description (every mechanism is (inf, 0)-DP)
+        return ApproxDP(math.inf, 0.0)
+    return ApproxDP(g_eps, g_delta)
+
+
+def _fields(m: Any) -> dict[str, Any]:
+    return {f.name: getattr(m, f.name) for f in dataclasses.fields(m)}
+
+
+def _own_pair(inner: Mechanism) -> tuple[float, float]:
+    try:
+        pair = eps_delta_pair(inner)
+    except NoRuleError:
+        pair = None
+    if pair is None:
+        raise NoRuleError(
+            f"group privacy: no certified group rule for {describe(inner)}. dpcompose scales the "
+            f"sensitivity of Laplace, Gaussian, DiscreteLaplace and DiscreteGaussian noise and chains "
+            f"the (epsilon, delta) pair of PureDP, ApproxDP, RandomizedResponse and Exponential, and maps ZCDP(rho) to "
+            f"ZCDP(g^2 rho); for other mechanisms account "
+            f"per person directly (state the mechanism with the per-person sensitivity).",
+            rule="group", mechanism=inner)
+    return pair
+
+
+def _is_exact(m: Group) -> bool:
+    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian, ZCDP)
+
+
+def _delegate(rule_name: str) -> Callable[..., Any]:
+    rule = RULES[rule_name]
+
+    def delegated(m: Group, *args: Any, **kwargs: Any) -> Any:
+        return rule(group_equivalent(m), *args, **kwargs)
+
+    delegated.__name__ = f"group_{rule_name}"
+    return delegated
+
+
+# ---------------------------------------------------------------------------
+# rules: the equivalent mechanism's, except that a chained bound is never attained
+
+for _name in RULES:
+    if _name not in ("dominating_pair", "is_class_worst_case"):
+        RULES[_name].register(Group)(_delegate(_name))
+del _name
+
+
+@dominating_pair.register(Group)
+def _(m: Group, *, epsilon: float | None = None) -> Any:
+    pair = dominating_pair(group_equivalent(m), epsilon=epsilon)
+    if _is_exact(m):
+        return pair
+    return dataclasses.replace(pair, attained=False)  # an upper bound of the group, not its pair
+
+
+@is_class_worst_case.register(Group)
+def _(m: Group) -> bool:
+    return _is_exact(m) and is_class_worst_case(group_equivalent(m))

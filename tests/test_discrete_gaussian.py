@@ -1,0 +1,160 @@
+"""The discrete Gaussian mechanism, against enumeration in mpmath (tests/oracles/discrete_gaussian.py).
+
+Also: never merged with the continuous Gaussian (its profile differs from the continuous
+closed form at the same sigma, and dispatch is on the exact type), and its Renyi curve
+is below the continuous alpha Delta^2 / (2 sigma^2) (Canonne, Kamath and Steinke's zCDP
+bound), equal to the enumeration.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import discrete_gaussian as oracle
+from oracles import gaussian_delta_mp
+
+import dpcompose as dpc
+from dpcompose.errors import (
+    InvalidParameterError,
+    MethodNotApplicableError,
+    NoRuleError,
+)
+from dpcompose.expressions import format_mechanism, parse_mechanisms
+from dpcompose.plan import parse_plan
+from dpcompose.representations import (
+    dominating_pair,
+    eps_delta_pair,
+    privacy_profile,
+    pure_epsilon,
+    renyi_curve,
+)
+
+mp.mp.dps = 45
+
+CASES = [(0.5, 1), (1.0, 1), (2.0, 1), (1.0, 3), (3.0, 2), (0.3, 2)]
+
+
+@pytest.mark.parametrize("sigma,sens", CASES)
+def test_profile_matches_enumeration(sigma, sens):
+    law = oracle.loss_law(sigma, sens)
+    prof = privacy_profile(dpc.DiscreteGaussian(sigma, sensitivity=sens))
+    for e in (0.0, 0.05, 0.3, 1.0, 2.5, 6.0):
+        truth = float(oracle.delta(law, sigma, e))
+        got = prof(e)
+        assert got >= truth * (1.0 - 1e-14) - 1e-45
+        assert got <= truth * (1.0 + 1e-10) + 1e-290  # the tail bound (below 1e-300) and rounding
+    assert 0.0 < prof(math.inf) < 1e-290
+
+
+@given(st.floats(0.2, 8.0), st.integers(1, 4), st.floats(0.0, 5.0))
+@settings(max_examples=30, deadline=None)
+def test_profile_is_the_sum_over_the_pair_atoms(sigma, sens, e):
+    m = dpc.DiscreteGaussian(sigma, sensitivity=sens)
+    pair = dominating_pair(m)
+    assert pair.is_atomic and not pair.attained
+    direct = math.fsum(at.b * -math.expm1(e - at.loss) for at in pair.atoms if at.loss > e)
+    got = privacy_profile(m)(e)
+    assert got >= direct * (1.0 - 1e-12)
+    assert got <= direct * (1.0 + 1e-9) + 1e-14
+    assert math.fsum(at.b for at in pair.atoms) == pytest.approx(1.0, abs=1e-13)
+    assert math.fsum(at.a for at in pair.atoms) == pytest.approx(1.0, abs=1e-13)
+
+
+@pytest.mark.parametrize("sigma,sens", CASES)
+def test_renyi_curve_matches_enumeration_and_is_below_the_continuous_bound(sigma, sens):
+    orders = [1.1, 1.5, 2.0, 3.0, 7.3, 8.0, 32.0]  # sorted (the rule returns the sorted grid)
+    law = oracle.loss_law(sigma, sens, reach=40 * sens)
+    curve = renyi_curve(dpc.DiscreteGaussian(sigma, sensitivity=sens), orders)
+    for a, tau in zip(orders, curve, strict=True):
+        truth = float(oracle.renyi(law, a))
+        assert tau >= truth * (1.0 - 1e-13)
+        assert tau <= truth * (1.0 + 1e-9) + 1e-12
+        assert tau <= a * sens * sens / (2.0 * sigma * sigma) * (1.0 + 1e-12)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 2.0])
+def test_never_the_continuous_gaussian(sigma):
+    """Its profile is the lattice's, not Balle-Wang's closed form at mu = 1 / sigma."""
+    prof = privacy_profile(dpc.DiscreteGaussian(sigma))
+    law = oracle.loss_law(sigma, 1)
+    e = 0.5
+    continuous = float(gaussian_delta_mp(1 / mp.mpf(sigma), e))
+    lattice = float(oracle.delta(law, sigma, e))
+    assert abs(continuous - lattice) > 1e-6 * lattice  # the two differ...
+    assert prof(e) == pytest.approx(lattice, rel=1e-10)  # ...and the rule is the lattice's
+    assert eps_delta_pair(dpc.DiscreteGaussian(sigma)) is None and pure_epsilon(dpc.DiscreteGaussian(sigma)) == math.inf
+
+
+@pytest.mark.parametrize("method", ["simple", "advanced", "pld", "rdp", "auto"])
+def test_every_method_bounds_the_composition(method):
+    sigma, sens, k = 1.5, 1, 3
+    m = dpc.DiscreteGaussian(sigma, sensitivity=sens)
+    g = dpc.compose([(m, k)], method=method)
+    law = oracle.compose(*[oracle.loss_law(sigma, sens)] * k)
+    for e in (0.3, 1.0, 2.0):
+        truth = float(oracle.delta(law, sigma, e))
+        assert g.delta(e) >= truth * (1.0 - 1e-12)
+        if method == "pld":
+            assert g.delta(e) <= truth + 1e-3
+
+
+def test_optimal_refuses_and_pld_composes_with_others():
+    m = dpc.DiscreteGaussian(2.0, sensitivity=2)
+    with pytest.raises(MethodNotApplicableError):
+        dpc.compose([(m, 2)], method="optimal")
+    g = dpc.compose([(m, 2), (dpc.Gaussian(3.0), 2), (dpc.Subsampled(m, 0.3), 5)], method="pld")
+    for e in (0.5, 1.0):
+        lo, hi = g.delta_bounds(e)
+        assert 0.0 <= lo <= hi <= 1.0
+
+
+def test_expressions_plans_and_calibration():
+    m = dpc.DiscreteGaussian(2.0, sensitivity=3)
+    assert parse_mechanisms("discrete_gaussian(sigma=2, sensitivity=3) x 5") == [(m, 5)]
+    assert parse_mechanisms(format_mechanism(m, 7)) == [(m, 7)]
+    p = parse_plan("""
+title = "t"
+[[invocations]]
+mechanism = { type = "discrete_gaussian", sigma = 2.0, sensitivity = 3 }
+count = 5
+""")
+    assert p.mechanisms == [(m, 5)]
+    res = dpc.calibrate("discrete_gaussian", 10, epsilon=1.0, delta=1e-6)
+    assert isinstance(res.mechanism, dpc.DiscreteGaussian) and res.parameter_name == "sigma"
+    assert dpc.compose([(res.mechanism, 10)]).epsilon(1e-6) <= 1.0
+
+
+def test_large_sigma_pair_is_refused_with_a_remedy_and_rdp_still_works():
+    m = dpc.DiscreteGaussian(1e5)
+    with pytest.raises(NoRuleError, match="rdp"):
+        dominating_pair(m)
+    tau = renyi_curve(m, [2.0])[0]
+    assert tau >= 2.0 / (2.0 * 1e10) and tau <= 2.0 / (2.0 * 1e10) * (1.0 + 1e-12)
+    assert dpc.compose([(m, 10)], method="rdp").epsilon(1e-6) > 0.0
+
+
+@pytest.mark.parametrize("sens", [0.5, 2.5, 0.0, -1, math.inf, math.nan])
+def test_sensitivity_must_be_a_whole_number(sens):
+    with pytest.raises(InvalidParameterError, match="sensitivity"):
+        dpc.DiscreteGaussian(1.0, sensitivity=sens)
+
+
+def test_group_and_hypothesis_dp():
+    """A person with 2 records: sensitivity 2 on the lattice (exact); hdp composes it."""
+    from dpcompose.hypotheses import hdp
+
+    law = oracle.loss_law(1.5, 2)
+    prof = privacy_profile(dpc.Group(dpc.DiscreteGaussian(1.5), 2))
+    for e in (0.0, 1.0):
+        truth = float(oracle.delta(law, 1.5, e))
+        assert truth * (1.0 - 1e-13) <= prof(e) <= truth * (1.0 + 1e-10) + 1e-290
+    g = hdp([dpc.DiscreteGaussian(1.5), dpc.DiscreteGaussian(1.5)], method="pld")
+    two = oracle.compose(oracle.loss_law(1.5, 1), oracle.loss_law(1.5, 1))
+    for e in (0.5, 1.0):
+        truth = float(oracle.delta(two, 1.5, e))
+        assert g.delta(e) >= truth * (1.0 - 1e-12)
+        assert g.delta(e) <= truth + 1e-3
