@@ -33,7 +33,14 @@ from dpcompose.representations import (
     renyi_curve,
 )
 
-mp.mp.dps = 45
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _mp_precision():
+    """45 digits for this module's mpmath oracles, given back afterwards (never set globally:
+    a global setting leaks into other modules' references)."""
+    with mp.workdps(45):
+        yield
 
 CASES = [(0.5, 1), (1.0, 1), (2.0, 1), (1.0, 3), (3.0, 2), (0.3, 2)]
 

@@ -38,7 +38,14 @@ from dpcompose.representations import (
 )
 from dpcompose.representations.group import group_delta
 
-mp.mp.dps = 50
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _mp_precision():
+    """50 digits for this module's mpmath oracles, given back afterwards (never set globally:
+    a global setting leaks into other modules' references)."""
+    with mp.workdps(50):
+        yield
 
 
 @pytest.mark.parametrize("sigma,sens,g", [(1.0, 1.0, 2), (3.0, 0.5, 4), (10.0, 1.0, 7)])

@@ -34,11 +34,23 @@ from dpcompose.representations import (
     renyi_curve,
 )
 
-mp.mp.dps = 40
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _mp_precision():
+    """40 digits for this module's mpmath oracles, given back afterwards (never set globally:
+    a global setting leaks into other modules' references)."""
+    with mp.workdps(40):
+        yield
 
 
 def cks_delta_mp(rho, e):
     """inf over alpha > 1 of e^{(a-1)(a rho - e)} / (a-1) (1 - 1/a)^a, by golden section in t = log(a - 1)."""
+    with mp.workdps(60):  # its own precision: 1 - 1/a near a = 1 + e^-60 needs it (never the global one)
+        return _cks_delta_mp(rho, e)
+
+
+def _cks_delta_mp(rho, e):
     rho, e = mp.mpf(rho), mp.mpf(e)
 
     def f(t):
