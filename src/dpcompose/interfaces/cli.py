@@ -36,7 +36,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, cast
 
 import typer
 from rich.console import Console
@@ -783,7 +783,8 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
         sens = dict(term.params).get("sensitivity")
         if sens is not None:
             kw["sensitivity"] = sens
-        res = lib_calibrate(term.kind, term.count, epsilon=epsilon, delta=delta, method=method,
+        # the count has no free parameter: _calibrate_expression sends only such expressions here
+        res = lib_calibrate(term.kind, cast(int, term.count), epsilon=epsilon, delta=delta, method=method,
                             search_range=search, **kw)
     else:
         res = lib_calibrate(lambda v: [(t.mechanism(), t.count) for t in filled(v)], epsilon=epsilon,

@@ -161,7 +161,7 @@ class Term:
         kind = MECHANISM_SYNTAX[self.kind]
         free = sorted(self.variables)
         if free:
-            fld = next((n for n, v in self.params if isinstance(v, Expr)), "rate")
+            fld: str | None = next((n for n, v in self.params if isinstance(v, Expr)), "rate")
             raise ExpressionError(
                 f"{format_term(self)} has the free parameter(s) {', '.join(free)} without a value; "
                 f"give a value (plan files: [parameters] {free[0]} = ...) or solve for it with "
@@ -177,7 +177,8 @@ class Term:
             if self.sampling is not None:
                 scheme, rate = self.sampling
                 try:
-                    m = Subsampled(m, rate, cast(Scheme, scheme))  # Subsampled checks the value
+                    # the rate has no free parameter (raised above); Subsampled checks the value
+                    m = Subsampled(m, cast(float, rate), cast(Scheme, scheme))
                 except InvalidParameterError as exc:
                     raise ExpressionError(f"sampler {scheme}({_num(rate)}): {exc}", field="rate") from None
         except ExpressionError:
@@ -232,7 +233,7 @@ def _tokenize(text: str) -> list[_Tok]:
                 f"{text[i]!r}; expected a mechanism such as laplace(scale=20), a number, "
                 f"'x', '@', '+', ',' or parentheses", text=text, position=i,
                 expected="a mechanism, number or operator")
-        kind = m.lastgroup
+        kind = cast(str, m.lastgroup)  # every alternative of _TOKEN_RE is a named group
         if kind != "ws":
             toks.append(_Tok(kind, m.group(), i))
         i = m.end()
@@ -371,7 +372,7 @@ class _Parser:
                 text=self.text, position=name_tok.pos, expected="a mechanism name")
         self.i += 1
         kind = MECHANISM_SYNTAX[key]
-        params: dict[str, float] = {}
+        params: dict[str, float | Expr] = {}
         if self.accept("sym", "("):
             positional = 0
             if not self.accept("sym", ")"):
@@ -401,7 +402,7 @@ class _Parser:
                     if self.accept("sym", ")"):
                         break
                     self.expect("sym", ",", "',' or ')'")
-        count = 1
+        count: int | Expr = 1
         sampling = None
         seen_count = False
         for _ in range(2):
@@ -496,7 +497,7 @@ def to_mechanisms(expr: Expression | str) -> list[tuple[Mechanism, int]]:
     out = []
     for t in expr:
         try:
-            out.append((t.mechanism(), t.count))
+            out.append((t.mechanism(), cast(int, t.count)))  # mechanism() raised if the count has a free parameter
         except ExpressionError as exc:
             if text and exc.text == "":
                 raise ExpressionError(f"in {text!r}: {exc.short}", field=exc.field) from None

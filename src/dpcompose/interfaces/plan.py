@@ -44,7 +44,7 @@ from pydantic import (
 
 from .._validation import lost_in_conversion
 from ..errors import InvalidParameterError
-from .expressions import MECHANISM_SYNTAX, ExpressionError, Term, format_term, parse
+from .expressions import MECHANISM_SYNTAX, ExpressionError, Term, format_term, parse, to_mechanisms
 from .expressions import bind as _bind
 from ..mechanisms import Mechanism
 from ..representations import MechanismSyntax, all_syntax
@@ -272,9 +272,9 @@ class PlotSpec(BaseModel):
     """The delta range of ``--plot``."""
 
     model_config = _STRICT
-    delta_min: float = Field(1e-10, gt=0, lt=1, allow_inf_nan=False)
-    delta_max: float = Field(1e-2, gt=0, lt=1, allow_inf_nan=False)
-    points: int = Field(25, ge=2, le=400)
+    delta_min: float = Field(default=1e-10, gt=0, lt=1, allow_inf_nan=False)
+    delta_max: float = Field(default=1e-2, gt=0, lt=1, allow_inf_nan=False)
+    points: int = Field(default=25, ge=2, le=400)
 
     @model_validator(mode="after")
     def _order(self) -> "PlotSpec":
@@ -650,7 +650,7 @@ def _build(spec: PlanSpec, source: str, values: dict[str, float] | None = None, 
                 terms = _bind(terms, env)
             else:
                 terms = (_term_from_table(inv.mechanism),)
-            built = [(t.mechanism(), t.count) for t in terms]
+            built = to_mechanisms(terms)
             zero = [format_term(t) for t in terms if t.count == 0]
             if zero:
                 problems.append((base, f"= {inv.mechanism!r} runs {zero[0]} zero times, so it adds nothing. "

@@ -666,12 +666,12 @@ def _plan_invocations(plan: Any) -> list[Invocation]:
 
 def _invocation_terms(plan: Any) -> list[list[tuple[Mechanism, int]]]:
     """The mechanisms of one run of each invocation (its expression's terms)."""
-    from ..expressions import bind, parse
+    from ..expressions import bind, parse, to_mechanisms
 
     out = []
     env = dict(plan.spec.parameters)
     for inv, expr in zip(plan.spec.invocations, plan.expressions):
-        out.append([(t.mechanism(), t.count) for t in bind(parse(expr), env)])
+        out.append(to_mechanisms(bind(parse(expr), env)))
     return out
 
 

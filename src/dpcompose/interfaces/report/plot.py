@@ -163,19 +163,22 @@ def _sample_all(fns: Sequence[tuple[Callable[[float], float], Callable[[float], 
     Returns, per curve, ``(x, upper, lower, complete)`` in increasing x.
     """
     order = _coarse_first(len(xs))
-    got: list[dict[int, tuple[float, float | None]]] = [{} for _ in fns]
+    ups: list[dict[int, float]] = [{} for _ in fns]
+    lows: list[dict[int, float]] = [{} for _ in fns]
     t0 = time.perf_counter()
     for rank, i in enumerate(order):
         if rank >= 2 and time.perf_counter() - t0 > seconds:
             break
         for c, (up, low) in enumerate(fns):
             x = float(xs[i])
-            got[c][i] = (float(up(x)), None if low is None else float(low(x)))
+            ups[c][i] = float(up(x))
+            if low is not None:
+                lows[c][i] = float(low(x))
     out = []
-    for (up, low), pts in zip(fns, got):
-        idx = sorted(pts)
-        out.append(([float(xs[i]) for i in idx], [pts[i][0] for i in idx],
-                    None if low is None else [float(pts[i][1]) for i in idx], len(idx) == len(xs)))
+    for (up, low), pu, pl in zip(fns, ups, lows):
+        idx = sorted(pu)
+        out.append(([float(xs[i]) for i in idx], [pu[i] for i in idx],
+                    None if low is None else [pl[i] for i in idx], len(idx) == len(xs)))
     return out
 
 

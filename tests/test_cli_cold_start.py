@@ -1,0 +1,45 @@
+"""Import discipline of the command line (issue 14 / issue 15 "cold start"): what a fresh
+interpreter loads for ``import dpcompose.interfaces.cli`` and for a one-line query.
+
+No timings here (speed belongs in ``benchmarks/bench_cold_start.py``): which modules are
+loaded is deterministic. SciPy's FFT and special functions are expected for the query (the
+pld method convolves with them) and pydantic is loaded by typer (>= 0.2x builds its
+parameter adapters with it), so neither is checked for the query.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+#: never needed by a one-line composition query (plots, plan files, calibration, research)
+UNUSED_BY_QUERY = ("matplotlib", "scipy.signal", "scipy.optimize", "scipy.stats", "pandas", "fastapi",
+                   "mpmath", "dpcompose.interfaces.plan", "dpcompose.calibration")
+
+
+def _loaded_after(code: str) -> tuple[set[str], str]:
+    probe = ("import sys, atexit\n"
+             "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
+             + code)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    mods = out.stderr.rsplit("MODULES ", 1)[1].split()
+    return set(mods), out.stdout
+
+
+def _present(mods: set[str], names: tuple[str, ...]) -> set[str]:
+    return {m for m in mods if any(m == n or m.startswith(n + ".") for n in names)}
+
+
+def test_importing_the_cli_loads_no_scipy_pydantic_or_plots():
+    mods, _ = _loaded_after("import dpcompose.interfaces.cli")
+    assert _present(mods, ("scipy", "pydantic") + UNUSED_BY_QUERY) == set()
+
+
+def test_one_line_epsilon_query_loads_nothing_it_does_not_use():
+    code = ("from dpcompose.interfaces.cli import main\n"
+            "sys.argv = ['dpcompose', 'epsilon', 'laplace(scale=20) x 500', '--delta', '1e-6']\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n")
+    mods, stdout = _loaded_after(code)
+    assert "ε ≤" in stdout  # the query ran and printed its bound
+    assert _present(mods, UNUSED_BY_QUERY) == set()
