@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
-from sqlalchemy import Connection, and_, bindparam, func, insert, select, text, update
+from sqlalchemy import Connection, CursorResult, and_, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from ..errors import DPComposeError
@@ -64,6 +64,28 @@ _SET_CHARGED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), charge_count=bindparam("new_count"))
 _SET_REFUNDED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
     seq=bindparam("new_seq"), refund_count=bindparam("new_count"))
+
+
+class _Counters(NamedTuple):
+    seq: int
+    charge_count: int
+    refund_count: int
+
+
+def _lock_budget(conn: Connection, b: _Budget) -> _Counters:
+    """Lock the budget's row for this transaction and read its counters."""
+    locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
+    if locked is None:  # the row was read at the start of this call; gone only if removed meanwhile
+        raise LedgerNotFound(f"budget {b.name!r} no longer exists", field="budget")
+    return _Counters(locked.seq, locked.charge_count, locked.refund_count)
+
+
+def _inserted_id(result: CursorResult[Any]) -> int:
+    """The primary key of the row a single-row insert just wrote."""
+    key = result.inserted_primary_key
+    if key is None:  # SQLAlchemy returns the key of every single-row insert on our tables
+        raise LedgerError("the database did not return the id of the new row", field="db")
+    return int(key[0])
 
 
 _SQLITE_WRITERS: dict[str, Any] = {}
@@ -261,6 +283,7 @@ class Ledger:
         """
         name = _check_name("name", name)
         book = None
+        cur: Currency
         if plan is not None:
             reg = register(plan, currency=currency, epsilon=epsilon, delta=delta, databases=databases,
                            membership=membership, neighbors=neighbors, orders=orders)
@@ -274,11 +297,11 @@ class Ledger:
         created = _now()
         try:
             with self._write() as conn:
-                bid = conn.execute(insert(budget_t).values(
+                bid = _inserted_id(conn.execute(insert(budget_t).values(
                     name=name, currency=cur.name, epsilon=cur.epsilon, delta=cur.delta, neighbors=rule.neighbors,
                     membership=json.dumps(rule.spec) if rule.spec is not None else None,
                     params=json.dumps(cur.params), plan=plan_text, limits=dumps(cur.limits),
-                    charge_count=0, refund_count=0, seq=0, created_at=created)).inserted_primary_key[0]
+                    charge_count=0, refund_count=0, seq=0, created_at=created)))
                 conn.execute(insert(database_t), [
                     {"budget_id": bid, "name": d, "position": i, "totals": zeros} for i, d in enumerate(dbs)])
         except IntegrityError:
@@ -363,9 +386,9 @@ class Ledger:
         share_text = None if share is None else repr(share)
         request_hash = hashlib.sha256(json.dumps([database, canonical, share_text]).encode()).hexdigest()
         # a filter's cost depends on the request alone; a plan's assignment on the stored totals (below)
-        cost = exact.capped(b.currency.cost(groups, share)) if b.book is None else None
+        filter_cost = exact.capped(b.currency.cost(groups, share)) if b.book is None else None
         with self._write() as conn:
-            locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
+            locked = _lock_budget(conn, b)
             if key is not None:
                 prior = conn.execute(_BY_KEY, {"bid": b.id, "key": key}).mappings().first()
                 if prior is not None:
@@ -383,11 +406,10 @@ class Ledger:
                                         b.name, database, dict(zip(b.currency.components, json.loads(prior["cost"]))))
             totals = self._totals(conn, b)
             i = b.databases.index(database)
-            if b.book is not None:
-                cost, why = b.book.assign(i, groups, totals[i])
-                if cost is None:
-                    return ChargeResult(False, self._plan_reason(b, why), None,
-                                        b.currency.remaining(self._worst(b, totals)[0]), False, b.name, database)
+            cost, why = (filter_cost, "") if b.book is None else b.book.assign(i, groups, totals[i])
+            if cost is None:  # only a plan refuses here (a filter's cost was computed above)
+                return ChargeResult(False, self._plan_reason(b, why), None,
+                                    b.currency.remaining(self._worst(b, totals)[0]), False, b.name, database)
             cost_dict = dict(zip(b.currency.components, (exact.text(c) for c in cost)))
             after = list(totals)
             after[i] = exact.vec_add(totals[i], cost)
@@ -399,11 +421,11 @@ class Ledger:
             remaining = b.currency.remaining(worst_after)
             spent_eps = b.currency.spent(worst_after)[0]
             seq = locked.seq + 1
-            cid = conn.execute(_INSERT_ENTRY, dict(
+            cid = _inserted_id(conn.execute(_INSERT_ENTRY, dict(
                 budget_id=b.id, seq=seq, database_id=b.db_ids[database], kind="charge", mechanism=canonical,
                 delta_share=share_text, cost=dumps(cost), refund_of=None, idempotency_key=key,
                 request_hash=request_hash, note=note, reason=None, remaining=json.dumps(remaining),
-                spent_epsilon=_finite(spent_eps), created_at=_now())).inserted_primary_key[0]
+                spent_epsilon=_finite(spent_eps), created_at=_now())))
             conn.execute(_SET_TOTALS, {"db_id": b.db_ids[database], "new_totals": dumps(after[i])})
             conn.execute(_SET_CHARGED, {"bid": b.id, "new_seq": seq, "new_count": locked.charge_count + 1})
         return ChargeResult(True, None, cid, remaining, False, b.name, database, cost_dict)
@@ -459,7 +481,7 @@ class Ledger:
         if not isinstance(reason, str) or not reason.strip() or len(reason) > 2000:
             raise LedgerError("reason must say why the mechanism never ran (1-2000 characters)", field="reason")
         with self._write() as conn:
-            locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
+            locked = _lock_budget(conn, b)
             row = conn.execute(select(charge_t).where(and_(
                 charge_t.c.id == charge_id, charge_t.c.budget_id == b.id))).mappings().first()
             if row is None:
@@ -481,11 +503,11 @@ class Ledger:
             worst_after, _ = self._worst(b, after)
             remaining = b.currency.remaining(worst_after)
             seq = locked.seq + 1
-            rid = conn.execute(_INSERT_ENTRY, dict(
+            rid = _inserted_id(conn.execute(_INSERT_ENTRY, dict(
                 budget_id=b.id, seq=seq, database_id=row["database_id"], kind="refund",
                 mechanism=row["mechanism"], delta_share=row["delta_share"], cost=dumps(neg), refund_of=charge_id,
                 idempotency_key=None, request_hash=None, note=None, reason=reason, remaining=json.dumps(remaining),
-                spent_epsilon=_finite(b.currency.spent(worst_after)[0]), created_at=_now())).inserted_primary_key[0]
+                spent_epsilon=_finite(b.currency.spent(worst_after)[0]), created_at=_now())))
             conn.execute(_SET_TOTALS, {"db_id": row["database_id"], "new_totals": dumps(after[i])})
             conn.execute(_SET_REFUNDED, {"bid": b.id, "new_seq": seq, "new_count": locked.refund_count + 1})
         return ChargeResult(True, None, rid, remaining, False, b.name, database,

@@ -340,9 +340,10 @@ def charge_pair(groups: Groups, delta_share: float | None, currency: str) -> tup
     """(eps_i, delta_i) of a charge (fixed parameters inside the charge), rounded up."""
     simple: tuple[Decimal, Decimal] | None = None
     pairs = [approx_pair(m) for m, _ in groups]
-    if all(p is not None for p in pairs):
-        simple = (exact.total(_mul(k, p[0]) for (m, k), p in zip(groups, pairs)),
-                  exact.total(_mul(k, p[1]) for (m, k), p in zip(groups, pairs)))
+    known = [(k, p) for (_, k), p in zip(groups, pairs) if p is not None]
+    if len(known) == len(pairs):
+        simple = (exact.total(_mul(k, p[0]) for k, p in known),
+                  exact.total(_mul(k, p[1]) for k, p in known))
     if delta_share is None:
         if simple is None:
             bad = next(m for (m, _), p in zip(groups, pairs) if p is None)
@@ -732,7 +733,7 @@ def check_promise(epsilon: Any, delta: Any) -> tuple[float, float]:
             _check_number("delta", delta, 0.0, 1.0, high_open=True))
 
 
-def create_currency(name: str, epsilon: Any, delta: Any, orders: Sequence[float] | None = None) -> Currency:
+def create_currency(name: Any, epsilon: Any, delta: Any, orders: Sequence[float] | None = None) -> Currency:
     """Validate the promise and build the currency with its limits (rounded down)."""
     if name == PLAN_CURRENCY:
         raise LedgerError("currency 'plan' is the currency of budgets with a pre-registered plan; give the "

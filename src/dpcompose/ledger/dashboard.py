@@ -121,9 +121,9 @@ def login(request: Request, token: str = Form("")) -> Response:
 
 @router.post("/logout")
 def logout(request: Request, csrf: str = Form("")) -> Response:
-    p, bad = _form_session(request, csrf)
-    if p is None:
-        return bad
+    p = _form_session(request, csrf)
+    if isinstance(p, Response):
+        return p
     resp = RedirectResponse("/", status_code=303)
     resp.delete_cookie(COOKIE, path="/")
     return resp
@@ -193,16 +193,16 @@ def _float_or_none(text: Any) -> Optional[float]:
 # forms
 
 
-def _form_session(request: Request, csrf: str) -> tuple[Optional[Principal], Optional[Response]]:
-    """``(principal, None)`` for a logged-in POST with a valid CSRF field, else ``(None, response)``."""
+def _form_session(request: Request, csrf: str) -> Principal | Response:
+    """The principal of a logged-in POST with a valid CSRF field, else the response to send."""
     p, expected = _session(request)
     if p is None:
-        return None, _login_page(request, "Log in first.", 401)
+        return _login_page(request, "Log in first.", 401)
     if not hmac.compare_digest(csrf.encode(), expected.encode()):
-        return None, _index_page(request, p, 403, message="The form expired (CSRF check failed); "
-                                                          "reload the page and try again.",
-                                 message_kind="error")
-    return p, None
+        return _index_page(request, p, 403, message="The form expired (CSRF check failed); "
+                                                    "reload the page and try again.",
+                           message_kind="error")
+    return p
 
 
 def _parse_float(field: str, text: str, default: Optional[float] = None) -> float:
@@ -224,9 +224,9 @@ def create_budget_form(request: Request, csrf: str = Form(""), name: str = Form(
                        currency: str = Form(""), epsilon: str = Form(""), delta: str = Form(""),
                        databases: str = Form(""), max_databases: str = Form(""),
                        neighbors: str = Form("unbounded"), orders: str = Form(""), plan: str = Form("")) -> Response:
-    p, bad = _form_session(request, csrf)
-    if p is None:
-        return bad
+    p = _form_session(request, csrf)
+    if isinstance(p, Response):
+        return p
     form = {"name": name, "currency": currency, "epsilon": epsilon, "delta": delta,
             "databases": databases, "max_databases": max_databases, "neighbors": neighbors,
             "orders": orders, "plan": plan}
@@ -257,9 +257,9 @@ def create_budget_form(request: Request, csrf: str = Form(""), name: str = Form(
 
 @router.post("/tokens")
 def create_token_form(request: Request, csrf: str = Form(""), budgets: str = Form("")) -> Response:
-    p, bad = _form_session(request, csrf)
-    if p is None:
-        return bad
+    p = _form_session(request, csrf)
+    if isinstance(p, Response):
+        return p
     if not p.admin:
         return _index_page(request, p, 403, message="Creating a token needs an admin token.",
                            message_kind="error")
@@ -279,9 +279,9 @@ def create_token_form(request: Request, csrf: str = Form(""), budgets: str = For
 def charge_form(request: Request, name: str, csrf: str = Form(""), database: str = Form(""),
                 mechanism: str = Form(""), delta: str = Form(""), note: str = Form(""),
                 idempotency_key: str = Form("")) -> Response:
-    p, bad = _form_session(request, csrf)
-    if p is None:
-        return bad
+    p = _form_session(request, csrf)
+    if isinstance(p, Response):
+        return p
     if not p.may_read(name):
         return _budget_page(request, p, name)
     kwargs: dict[str, Any] = {}
