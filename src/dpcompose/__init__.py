@@ -42,6 +42,7 @@ from .mechanisms import (
     ReportNoisyMaxGumbel,
     SparseVector,
     Subsampled,
+    TreeAggregation,
     ZCDP,
 )
 
@@ -117,6 +118,7 @@ __all__ = [
     "Subsampled",
     "Group",
     "ZCDP",
+    "TreeAggregation",
     "Guarantee",
     "compose",
     "normalize",

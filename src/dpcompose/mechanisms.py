@@ -46,6 +46,7 @@ __all__ = [
     "ReportNoisyMaxGumbel",
     "SparseVector",
     "Subsampled",
+    "TreeAggregation",
 ]
 
 
@@ -645,3 +646,102 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         return "inf" if math.isinf(value) else f"{value:g}"
     return repr(value)
+
+
+# --- mog: matrix-mechanism families (issue 12) -------------------------------------------
+
+
+def _sqrt_up(n: int) -> float:
+    """sqrt(n) for an integer n >= 0, rounded up (never below the exact root)."""
+    r = math.sqrt(n)
+    a, b = r.as_integer_ratio()
+    if a * a < n * b * b:  # exact: r^2 < n as rationals
+        r = math.nextafter(r, math.inf)
+    return r
+
+
+@dataclass(frozen=True, slots=True)
+class TreeAggregation(Mechanism):
+    r"""Single-epoch DP-FTRL: tree aggregation of ``steps`` clipped gradients, each example in one step.
+
+    Binary-tree aggregation (Dwork, Naor, Pitassi and Rothblum 2010; Chan, Shi and Song
+    2011) releases every complete dyadic node :math:`[k2^j + 1, (k+1)2^j]` of the leaves
+    (steps) seen so far, each with fresh noise :math:`N(0, \sigma^2 C^2 I)`, where
+    :math:`C` is the clip norm and :math:`\sigma` the noise multiplier. Over
+    ``steps`` = :math:`n` leaves a leaf lies in at most
+    :math:`\lceil\log_2(n+1)\rceil = \lfloor\log_2 n\rfloor + 1` released nodes (leaf 1 lies in
+    :math:`[1, 2^j]` for every :math:`2^j \le n`), available as :attr:`nodes`.
+
+    Args:
+        noise_multiplier: :math:`\sigma > 0`, the noise standard deviation per node over the
+            clip norm (the L2 sensitivity of one example's contribution to one leaf).
+        steps: :math:`n \ge 1`, the number of leaves (steps) in the one tree.
+        participations: how often one example may appear in the tree; only 1 is covered.
+
+    Neighbouring relation: that of the paper (Def. 1.1), one record replaced by the zero
+    record (its clipped gradient by 0), so one node's sensitivity is the clip norm; this
+    also covers adding or removing a record when the data order gives every other
+    record the same step either way. Under replacing one record by an arbitrary one a
+    node's sensitivity is twice the clip norm: describe that as
+    ``TreeAggregation(noise_multiplier / 2, steps)`` (``Group`` has no rule for it and
+    refuses).
+
+    Guarantee:
+        When each example contributes to exactly one leaf of one tree (one pass, a fixed
+        data order, no restart needed), the released nodes are an adaptive composition of
+        Gaussian mechanisms of which at most :attr:`nodes` have sensitivity :math:`\le C`
+        (the others do not depend on the example), so the whole run is
+        :math:`\mu`-GDP with :math:`\mu = \sqrt{\text{nodes}}/\sigma` (Dong, Roth and Su,
+        "Gaussian Differential Privacy", 2019/2022, Cor. 3.3), equivalently
+        :math:`\alpha\,\text{nodes}/(2\sigma^2)`-RDP, i.e. :math:`\rho = \text{nodes}/(2\sigma^2)`-zCDP,
+        the bound of Kairouz, McMahan, Song, Thakkar, Thakurta and Xu for one pass
+        (theorem number not verified; its Appendix D is the accounting cited by
+        dp_accounting's ``SingleEpochTreeAggregationDpEvent``, which uses the same
+        :math:`\lceil\log_2(n+1)\rceil`). Every rule is that of
+        ``Gaussian(noise_multiplier, sensitivity=sqrt(nodes))`` (:attr:`gaussian`), with
+        :math:`\sqrt{\text{nodes}}` rounded up. Several epochs with the tree restarted each
+        epoch are the composition of one ``TreeAggregation`` per epoch; several
+        participations in one tree are refused (their worst-case node count needs the
+        dynamic program of the paper's Appendix D, not implemented here).
+
+    References:
+        Kairouz, McMahan, Song, Thakkar, Thakurta and Xu, "Practical and Private (Deep)
+        Learning without Sampling or Shuffling", ICML 2021 (arXiv:2103.00039), privacy
+        analysis of DP-FTRL and Appendix D (theorem number not verified).
+    """
+
+    noise_multiplier: float
+    steps: int
+    _: KW_ONLY
+    participations: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "noise_multiplier", check_positive(
+            "TreeAggregation.noise_multiplier", self.noise_multiplier,
+            remedy="the noise standard deviation per node over the clip norm must be > 0."))
+        steps, k = (int(v) if isinstance(v, float) and v.is_integer() else v  # plan files give floats
+                    for v in (self.steps, self.participations))
+        object.__setattr__(self, "steps", check_count("TreeAggregation.steps", steps, minimum=1))
+        k = check_count("TreeAggregation.participations", k, minimum=1)
+        if k != 1:
+            raise InvalidParameterError(
+                f"TreeAggregation.participations = {k} is not covered: only single-epoch use (each "
+                f"example in one leaf of the tree, participations = 1) has a verified bound here. For "
+                f"several epochs restart the tree each epoch and compose one TreeAggregation per epoch "
+                f"(e.g. [TreeAggregation(sigma, steps)] * epochs).")
+        object.__setattr__(self, "participations", k)
+
+    @property
+    def nodes(self) -> int:
+        """The most released tree nodes one leaf lies in: ceil(log2(steps + 1)) = floor(log2(steps)) + 1."""
+        return self.steps.bit_length()
+
+    @property
+    def gaussian(self) -> Gaussian:
+        """The equivalent Gaussian mechanism, sensitivity sqrt(nodes) rounded up."""
+        return Gaussian(self.noise_multiplier, sensitivity=_sqrt_up(self.nodes))
+
+    @property
+    def mu(self) -> float:
+        """The Gaussian-DP parameter sqrt(nodes) / noise_multiplier, rounded up."""
+        return self.gaussian.mu

@@ -87,6 +87,7 @@ EXAMPLES: dict[type, list[Any]] = {
         dpc.Subsampled(dpc.ApproxDP(0.5, 1e-3), 0.1, "poisson_substitution"),
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1, "poisson_substitution"),
     ],
+    dpc.TreeAggregation: [dpc.TreeAggregation(4.0, 1000), dpc.TreeAggregation(1.0, 1), dpc.TreeAggregation(2.5, 64)],
 }
 
 EPSILONS = (0.0, 0.05, 0.2, 0.5, 1.0, 1.7, 3.0)

@@ -54,7 +54,7 @@ from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax
 #: the mechanism syntax (expression names, plan table types). A new family is a file
 #: here plus one entry in this list.
 FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp",
-                                   "group", "bounded_range", "selection")
+                                   "group", "bounded_range", "selection", "tree_aggregation")
 for _family in FAMILY_MODULES:
     importlib.import_module(f"{__name__}.{_family}")
 del _family
