@@ -240,12 +240,14 @@ def _pair_bound(l0: np.ndarray, r0: np.ndarray, l1: np.ndarray, r1: np.ndarray) 
 
 def _sup_min(lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """Upper bound on sup over an interval of the minimum of linear functions (given by end values)."""
-    best = None
+    best: np.ndarray | None = None
     for i, (l0, r0) in enumerate(lines):
         single = np.maximum(l0, r0)
         best = single if best is None else np.minimum(best, single)
         for l1, r1 in lines[i + 1:]:
             best = np.minimum(best, _pair_bound(l0, r0, l1, r1))
+    if best is None:  # internal: every caller passes at least one line
+        raise ValueError("_sup_min needs at least one line")
     return best
 
 

@@ -454,7 +454,7 @@ class SparseVector(Mechanism):
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon1", check_epsilon("SparseVector.epsilon1", self.epsilon1))
         object.__setattr__(self, "epsilon2", check_epsilon("SparseVector.epsilon2", self.epsilon2))
-        c = self.c
+        c: object = self.c  # a float is accepted when whole; check_count rejects the rest
         if isinstance(c, float) and c.is_integer():
             c = int(c)
         object.__setattr__(self, "c", check_count("SparseVector.c", c, minimum=1))

@@ -100,7 +100,7 @@ def group_equivalent(m: Group) -> Mechanism:
         return kind(**{**_fields(inner), "sensitivity": inner.sensitivity * g})
     if kind is ZCDP and isinstance(inner, ZCDP):
         return ZCDP(frac_up(Fraction(g) ** 2 * Fraction(inner.rho)))
-    if kind is BoundedRange:
+    if kind is BoundedRange and isinstance(inner, BoundedRange):
         # the loss over a chain of g neighbours is a sum of g losses, each ranging over an
         # interval of width eps: its range is at most g eps (an upper bound, not attained)
         return BoundedRange(_times_up(g, inner.epsilon))

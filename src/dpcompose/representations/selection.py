@@ -46,9 +46,12 @@ __all__ = ["selection_equivalent"]
 
 def selection_equivalent(m: Mechanism) -> Mechanism:
     """The mechanism whose rules serve a selection mechanism (module docstring)."""
-    if type(m) is ReportNoisyMaxGumbel:
+    # exact types (a subclass gets no rule by inheritance); isinstance only tells the type checker
+    if type(m) is ReportNoisyMaxGumbel and isinstance(m, ReportNoisyMaxGumbel):
         return BoundedRange(m.epsilon)
-    return Exponential(m.epsilon)  # the others: the epsilon-DP class, not attained
+    if isinstance(m, (ReportNoisyMax, PermuteAndFlip, ReportNoisyMaxGumbel, SparseVector)):
+        return Exponential(m.epsilon)  # the others: the epsilon-DP class, not attained
+    raise TypeError(f"selection_equivalent: {type(m).__name__} is not a selection mechanism")
 
 
 def _delegate(rule_name: str) -> Callable[..., Any]:

@@ -92,7 +92,7 @@ class _LossDist:
         rho = float(self.rho[m - 1]) + 4.0 * UNIT_ROUNDOFF * (abs(lb) + abs(x) + abs(la) + 1.0)
         return a * -math.expm1(r), a, rho
 
-    def _parts(self, x: float) -> tuple[float, float, float, float]:
+    def _parts(self, x: float) -> tuple[float, float, float, float, float]:
         """(D over the surely positive terms, their mass, its relative error, exact boundary terms, unresolved bound).
 
         Terms whose computed loss is within ``tol`` of x are resolved with the exact

@@ -59,8 +59,8 @@ class _Composition:
         self.groups = tuple(sorted(groups.items()))
         self.info: dict[str, Any] = {}
         self.exact = True
-        self.dist_up: _LossDist | None = None
-        self.dist_lo: _LossDist | None = None
+        self.dist_up: _LossDist | _MixedDist | None = None
+        self.dist_lo: _LossDist | _MixedDist | None = None
         if self.nonprivate or not self.groups:
             self.info["path"] = "non-private" if self.nonprivate else "perfectly private"
             return
@@ -92,10 +92,10 @@ class _Composition:
               and max(sizes) <= MAX_WINDOW):
             j = sizes.index(max(sizes))
             rest = [i for i in range(len(bins)) if i != j]
-            d = _MixedDist([self.groups[j]], [bins[j]], [self.groups[i] for i in rest],
-                           [bins[i] for i in rest])
-            self.dist_up = self.dist_lo = d
-            self.info.update(path="exact-mixed", support=d.size, error=0.0)
+            mixed = _MixedDist([self.groups[j]], [bins[j]], [self.groups[i] for i in rest],
+                               [bins[i] for i in rest])
+            self.dist_up = self.dist_lo = mixed
+            self.info.update(path="exact-mixed", support=mixed.size, error=0.0)
         else:
             self.exact = False
             eta = _choose_step(self.groups, error)

@@ -194,7 +194,7 @@ class PLDAccountant:
             level["info"]["points"] = level["points"]
             name = f"{direction}/{kind}" + (f"/h*{coarse}" if coarse > 1 else "")
             # what the numerics may add to a delta: round-off, aliasing, truncated tails
-            num = g.err + g.inf_err + (max(0.0, g.inf - g.ie) if kind == "upper" else 0.0)
+            num = g.err + g.inf_err + (max(0.0, g.inf - g.exact_facts()[0]) if kind == "upper" else 0.0)
             level["info"]["numerical_error"][name] = num
             if kind == "upper":
                 budget = self.info["error_budget"]

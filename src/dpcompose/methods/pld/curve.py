@@ -125,18 +125,19 @@ class Curve:
     # -- upper ------------------------------------------------------------------
     def delta_upper(self, eps: float) -> float:
         g = self.g
+        ie = g.exact_facts()[0]
         if math.isinf(eps):
-            return min(1.0, g.ie, g.inf + g.inf_err)
+            return min(1.0, ie, g.inf + g.inf_err)
         if eps >= self.eps_top:
             # above the largest finite loss only the mass at +inf counts (no error term)
-            return min(1.0, g.ie, g.inf + g.inf_err)
+            return min(1.0, ie, g.inf + g.inf_err)
         # below it the exact composition may hold mass the arrays lost (entries rounded to
         # zero and trimmed, e.g. the top atom of 100 x RR(0.5), 2.6e-21): err covers it
         return min(1.0, self.delta_finite(eps) + g.inf + g.inf_err + g.err)
 
     def _top_mass(self) -> float:
         """A lower bound on the exact composition's mass at its largest finite loss."""
-        lm = self.g.hi_logmass
+        lm = self.g.exact_facts()[2]
         return math.exp(lm) * (1.0 - 4.0 * UNIT_ROUNDOFF) if math.isfinite(lm) else 0.0
 
     def delta_lower(self, eps: float) -> float:
@@ -176,7 +177,7 @@ class Curve:
     def epsilon_upper(self, delta: float) -> float:
         e = self._epsilon_upper_arrays(delta)
         # the exact composition has nothing but its +inf mass above eps_top
-        return min(e, self.eps_top) if self.g.ie <= delta else e
+        return min(e, self.eps_top) if self.g.exact_facts()[0] <= delta else e
 
     def _epsilon_upper_arrays(self, delta: float) -> float:
         g = self.g

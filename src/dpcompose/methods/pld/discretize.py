@@ -86,6 +86,7 @@ from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
 from ...mechanisms import Mechanism
 from ...representations import DominatingPair, SubsampledPair, dominating_pair
+from ...representations.pairs import ArrayFn
 
 log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
@@ -214,34 +215,43 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
     for part in inner.segments:
         z0, z1, ell_f, ell_inv = part.z0, part.z1, part.loss, part.inverse
         a_f, b_f, ell_inc, gmu = part.a_density, part.b_density, part.increasing, part.normal_mu
+        # the segment's functions bind this iteration's part through default arguments
+        dens: Callable[[np.ndarray, np.ndarray], np.ndarray]
+        seg_loss: Callable[[np.ndarray], np.ndarray]
+        seg_inv: Callable[[np.ndarray], np.ndarray]
         if remove:
             if gmu is not None:
                 # (1 - q) phi(z) + q phi(z - mu) = phi(z) e^{L(z)} for the remove direction
-                def dens(z, L):
+                def dens_normal(z: np.ndarray, L: np.ndarray) -> np.ndarray:
                     return np.exp(L - 0.5 * z * z - LOG_SQRT_2PI)
+                dens = dens_normal
             else:
-                def dens(z, L, a_f=a_f, b_f=b_f):
+                def dens_mixture(z: np.ndarray, L: np.ndarray, a_f: ArrayFn = a_f, b_f: ArrayFn = b_f) -> np.ndarray:
                     return (1.0 - q) * a_f(z) + q * b_f(z)
+                dens = dens_mixture
 
-            def loss(z, ell_f=ell_f):
+            def loss_remove(z: np.ndarray, ell_f: ArrayFn = ell_f) -> np.ndarray:
                 return _t_forward(ell_f(z), log1mq, logq)
 
-            def inv(v, ell_inv=ell_inv):
+            def inv_remove(v: np.ndarray, ell_inv: ArrayFn = ell_inv) -> np.ndarray:
                 return ell_inv(_t_inverse(v, q, logq))
+            seg_loss, seg_inv = loss_remove, inv_remove
             inc = ell_inc
             comps = [(1.0 - q, 0.0), (q, gmu)] if gmu is not None else None
         else:
-            def dens(z, L, a_f=a_f):
+            def dens_add(z: np.ndarray, L: np.ndarray, a_f: ArrayFn = a_f) -> np.ndarray:
                 return a_f(z)
+            dens = dens_add
 
-            def loss(z, ell_f=ell_f):
+            def loss_add(z: np.ndarray, ell_f: ArrayFn = ell_f) -> np.ndarray:
                 return -_t_forward(ell_f(z), log1mq, logq)
 
-            def inv(v, ell_inv=ell_inv):
+            def inv_add(v: np.ndarray, ell_inv: ArrayFn = ell_inv) -> np.ndarray:
                 return ell_inv(_t_inverse(-np.asarray(v, dtype=float), q, logq))
+            seg_loss, seg_inv = loss_add, inv_add
             inc = not ell_inc
             comps = [(1.0, 0.0)] if gmu is not None else None
-        seg = Segment(z0, z1, loss, inv, dens, inc)
+        seg = Segment(z0, z1, seg_loss, seg_inv, dens, inc)
         if comps is not None:
             # Gaussian mixture in z: cut each side where the mass beyond is <= tail
             comps = [(w, c) for w, c in comps if w > 0.0]

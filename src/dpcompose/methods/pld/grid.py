@@ -129,6 +129,12 @@ class GridPLD:
             # fsum is correctly rounded; one more ulp covers it
             self.fin = math.fsum(self.p.tolist()) * (1.0 + 2.0 * UNIT_ROUNDOFF) if n else 0.0
 
+    def exact_facts(self) -> tuple[float, float, float]:
+        """``(ie, fin, hi_logmass)``, filled in by ``__post_init__`` (module docstring)."""
+        if self.ie is None or self.fin is None or self.hi_logmass is None:
+            raise ValueError("GridPLD facts are filled in by __post_init__; one was reset to None")
+        return self.ie, self.fin, self.hi_logmass
+
     @property
     def stop(self) -> int:
         """Index one past the last grid point."""
@@ -180,12 +186,14 @@ def _truncate(g: GridPLD, tau: float) -> GridPLD:
 def _exact_pair_facts(a: GridPLD, b: GridPLD) -> dict:
     """``hi``, ``ie``, ``fin``, ``hi_logmass`` of the exact composition of a and b."""
     hi = a.hi + b.hi if a.hi is not None and b.hi is not None else None
-    lm = a.hi_logmass + b.hi_logmass
+    a_ie, a_fin, a_lm = a.exact_facts()
+    b_ie, b_fin, b_lm = b.exact_facts()
+    lm = a_lm + b_lm
     if math.isfinite(lm):
         lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     # both expressions are sums of products of non-negative upper bounds: round up
-    ie = (a.ie * (b.fin + b.ie) + a.fin * b.ie) * (1.0 + 4.0 * UNIT_ROUNDOFF)
-    fin = a.fin * b.fin * (1.0 + 2.0 * UNIT_ROUNDOFF)
+    ie = (a_ie * (b_fin + b_ie) + a_fin * b_ie) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+    fin = a_fin * b_fin * (1.0 + 2.0 * UNIT_ROUNDOFF)
     return {"hi": hi, "ie": ie, "fin": fin, "hi_logmass": lm}
 
 
@@ -400,23 +408,26 @@ def _fold(p: np.ndarray, N: int) -> np.ndarray:
 
 def _exact_power_facts(g: GridPLD, k: int) -> dict:
     """``hi``, ``ie``, ``fin``, ``hi_logmass`` of the exact k-fold composition of g."""
-    lm = k * g.hi_logmass
+    ie, fin, hi_logmass = g.exact_facts()
+    lm = k * hi_logmass
     if math.isfinite(lm):
         lm -= 2.0 * UNIT_ROUNDOFF * abs(lm)
     return {"hi": k * g.hi if g.hi is not None else None,
-            "ie": _pow_excess(g.fin, g.ie, k) if g.fin > 0.0 else _pow(g.ie, k),
-            "fin": _pow(g.fin, k), "hi_logmass": lm}
+            "ie": _pow_excess(fin, ie, k) if fin > 0.0 else _pow(ie, k),
+            "fin": _pow(fin, k), "hi_logmass": lm}
 
 
 def _int_power(A: np.ndarray, k: int) -> np.ndarray:
     """A**k elementwise by binary powering (k >= 1)."""
-    result = None
+    result: np.ndarray | None = None
     base = A
     while True:
         if k & 1:
             result = base.copy() if result is None else result * base
         k >>= 1
         if not k:
+            if result is None:  # only when k was 0
+                raise ValueError("_int_power needs k >= 1")
             return result
         base = base * base
 

@@ -246,28 +246,36 @@ class Track:
             self.out_sum *= math.exp(k * f.out_max)
         self.counts[m] = self.counts.get(m, 0) + k
 
+    def spectrum(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(C, log_bound, ratio_sum)``, set by the first :meth:`extend`."""
+        if self.C is None or self.log_bound is None or self.ratio_sum is None:
+            raise ValueError("Track: no step composed yet (call extend first)")
+        return self.C, self.log_bound, self.ratio_sum
+
     def prune(self) -> None:
         """Drop the frequencies whose magnitude bound is below exp(_LOG_THR)."""
-        keep = self.log_bound >= _LOG_THR
+        C, log_bound, ratio_sum = self.spectrum()
+        keep: np.ndarray = log_bound >= _LOG_THR
         n_drop = keep.size - int(keep.sum())
         if n_drop == 0 or n_drop < 0.2 * keep.size:
             return
         dropped = self.freq[~keep]
         with np.errstate(under="ignore"):
-            self.out_sum += float(np.dot(self.weights(dropped), np.exp(self.log_bound[~keep])))
+            self.out_sum += float(np.dot(self.weights(dropped), np.exp(log_bound[~keep])))
         self.freq = self.freq[keep]
-        self.C = self.C[keep]
-        self.log_bound = self.log_bound[keep]
-        self.ratio_sum = self.ratio_sum[keep]
+        self.C = C[keep]
+        self.log_bound = log_bound[keep]
+        self.ratio_sum = ratio_sum[keep]
         for f in self.factors.values():
             f.restrict(keep)
 
     def spectrum_error(self) -> np.ndarray:
         """Per kept frequency, a bound on |C_m - C*_m| (C* the exact spectrum of the discrete law)."""
+        C, log_bound, ratio_sum = self.spectrum()
         with np.errstate(over="ignore", under="ignore"):
-            t1 = np.exp(self.log_bound)
-        t1 *= self.ratio_sum
-        return 1.01 * t1 + (1.01 * self.rel) * np.abs(self.C)
+            t1 = np.exp(log_bound)
+        t1 *= ratio_sum
+        return 1.01 * t1 + (1.01 * self.rel) * np.abs(C)
 
     # -- window and masses -------------------------------------------------------
     def window(self, counts: Mapping[Any, int]) -> tuple[int, int, bool]:
@@ -451,7 +459,7 @@ class BandCurve:
         self.w0, self.w1 = w0, w1
         self.freq = track.freq
         self.wt = track.weights(track.freq)
-        self.C = track.C.copy()
+        self.C = track.spectrum()[0].copy()
         self.absC = np.abs(self.C)
         self.d = track.spectrum_error()
         self.out_sum = track.out_sum

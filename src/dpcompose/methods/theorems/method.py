@@ -69,7 +69,7 @@ def _advanced_eps(parts: _Parts, delta: float) -> float:
     if not parts.profiled:
         return _advanced_value(items, b)
 
-    def allocs(n: int) -> list:
+    def allocs(n: int) -> list[list[tuple[float, float, int]]]:
         return _cached(parts, ("alloc", n), lambda: _allocations(parts.profiled, _level(n)))
 
     def rest(n: int) -> float:
@@ -198,8 +198,8 @@ def simple_method(groups: Groups) -> Guarantee:
         # the exact sums of the decimals written, for displays (report.model.exact_decimal);
         # epsilon(delta) itself is certified under both readings of each number
         sums = [sum((c * x[i] for *x, c in parts.decimal), Fraction(0)) for i in (0, 1)]
-        texts = [decimal_text(q) for q in sums]
-        if None not in texts and max(len(t) for t in texts) <= 40:  # short: numbers as written
+        texts = [t for t in (decimal_text(q) for q in sums) if t is not None]
+        if len(texts) == 2 and max(len(t) for t in texts) <= 40:  # both exact and short: numbers as written
             prov["decimal"] = {"epsilon": texts[0], "delta": texts[1]}
     return Guarantee("simple", epsilon_upper=lru_cache(maxsize=4096)(lambda d: _simple_eps(parts, d)),
                      infinite_loss_mass=parts.infinite_loss_mass, provenance=prov)

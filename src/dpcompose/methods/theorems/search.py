@@ -12,7 +12,7 @@ import heapq
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from ..._groups import Groups
 from ..._numerics.inversion import invert_delta_to_epsilon
@@ -25,6 +25,7 @@ Profile = Callable[[float], float]
 
 #: at most this many distinct profile-only mechanisms get the per-mechanism split
 _MAX_EQUAL_SPLIT_GROUPS = 20
+_T = TypeVar("_T")
 #: the 1-D search over the delta given to profile-only mechanisms uses levels 2^(n/64)
 _LATTICE = 64  # lattice points per octave of delta levels
 _LATTICE_MIN = -_LATTICE * 1074  # 2^-1074, the smallest positive double
@@ -53,7 +54,7 @@ class _Parts:
 
     @property
     def fixed_delta(self) -> Fraction:
-        return _cached(self, ("fixed_delta",),  # type: ignore[return-value]
+        return _cached(self, ("fixed_delta",),
                        lambda: sum((c * Fraction(d) for _, d, c in self.fixed), Fraction(0)))
 
     @property
@@ -74,7 +75,10 @@ class _Parts:
 
 
 def _parts(groups: Groups) -> _Parts:
-    fixed, profiled, written, decimal = [], [], [], []
+    fixed: list[tuple[float, float, int]] = []
+    profiled: list[tuple[Profile, int]] = []
+    written: list[tuple[Fraction, Fraction, int]] = []
+    decimal: list[tuple[Fraction, Fraction, int]] | None = []
     for m, k in groups:
         pair = eps_delta_pair(m)
         if pair is None:
@@ -203,7 +207,7 @@ def _lattice_min(top: float, value: Callable[[int], float],
     return best
 
 
-def _cached(parts: "_Parts", key: tuple, make: Callable[[], object]) -> object:
+def _cached(parts: "_Parts", key: tuple, make: Callable[[], _T]) -> _T:
     """Per-input cache of allocations on lattice levels (they do not depend on the query)."""
     if key not in parts.cache:
         parts.cache[key] = make()
