@@ -719,8 +719,8 @@ class TreeAggregation(Mechanism):
         object.__setattr__(self, "noise_multiplier", check_positive(
             "TreeAggregation.noise_multiplier", self.noise_multiplier,
             remedy="the noise standard deviation per node over the clip norm must be > 0."))
-        steps, k = (int(v) if isinstance(v, float) and v.is_integer() else v  # plan files give floats
-                    for v in (self.steps, self.participations))
+        given: tuple[object, object] = (self.steps, self.participations)  # plan files give floats
+        steps, k = (int(v) if isinstance(v, float) and v.is_integer() else v for v in given)
         object.__setattr__(self, "steps", check_count("TreeAggregation.steps", steps, minimum=1))
         k = check_count("TreeAggregation.participations", k, minimum=1)
         if k != 1:
