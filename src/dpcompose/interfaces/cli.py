@@ -427,6 +427,12 @@ def mechanisms() -> None:
         params = ", ".join(p.name if p.default is None else f"{p.name}={p.default:g}" for p in syn.parameters)
         t.add_row(escape(f"{syn.name}({params})"), syn.cls.__name__,
                   *("✓" if rule.has(syn.cls) else "—" for _, rule in rules))
+    from ..mechanisms import Group
+    from .expressions import GROUP_NAME
+
+    # the group wrapper (not a family: its rules are the wrapped family's, representations/group.py)
+    t.add_row(escape(f"{GROUP_NAME}(mechanism, size)"), Group.__name__,
+              *("✓" if rule.has(Group) else "—" for _, rule in rules))
     out = _console()
     out.print(t)
     out.print("✓ the family registers the rule (it may still refuse, with a reason: zcdp has no pair), "
@@ -776,7 +782,7 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
         return out
 
     search = _search_range(low, high, False)
-    if len(terms) == 1:
+    if len(terms) == 1 and term.group is None:  # a group: the factory form builds the Group
         kw: dict[str, Any] = {}
         if term.sampling is not None:
             kw["scheme"], kw["rate"] = term.sampling

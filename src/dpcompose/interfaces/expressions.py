@@ -9,7 +9,8 @@ One line describes a composition::
 Grammar (whitespace is ignored between tokens)::
 
     expression := term ( "+" term )*
-    term       := mechanism [ "@" sampler ] [ times count ] [ "@" sampler ]
+    term       := ( mechanism | group ) [ "@" sampler ] [ times count ] [ "@" sampler ]
+    group      := "group" "(" mechanism "," [ "size" "=" ] NUMBER ")"
     mechanism  := NAME [ "(" [ argument ( "," argument )* ] ")" ]
     argument   := [ NAME "=" ] NUMBER          (positional arguments fill the
                                                 parameters in the order listed below)
@@ -26,7 +27,12 @@ them, and ``docs/plans.md`` lists them), e.g.::
     rr(epsilon)                        exponential(epsilon)
 
 Numbers may be written ``20``, ``0.1``, ``1e-6`` or ``inf`` (where the parameter
-allows it). A mechanism may leave out a required parameter (``gaussian x 14062``);
+allows it). ``group(laplace(scale=10), size=3) x 50`` is the mechanism seen by a person
+who contributes up to 3 records (:class:`~dpcompose.mechanisms.Group`, whose rules are in
+:mod:`dpcompose.representations.group`); the size is a whole number >= 1 without free
+parameters, a group holds one mechanism without count or sampler, and a sampler after a
+group is refused (whether a person's records are sampled together or apart is a property
+of the pipeline that the expression does not state). A mechanism may leave out a required parameter (``gaussian x 14062``);
 such a *template* cannot be composed, but :mod:`dpcompose.calibration` can fill in the
 free parameter (``dpcompose calibrate``).
 
@@ -45,8 +51,9 @@ from typing import Iterable, cast
 from .._arith import FUNCTIONS, RESERVED, ArithError, BinOp, Call, Expr, Neg, Num, Var
 from .._validation import did_you_mean, lost_in_conversion
 from ..errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
-from ..mechanisms import Mechanism, Scheme, Subsampled
+from ..mechanisms import Group, Mechanism, Scheme, Subsampled
 from ..representations import MechanismSyntax, all_syntax, syntax_named, syntax_of
+from ..representations.group import group_equivalent
 
 __all__ = [
     "ExpressionError",
@@ -70,6 +77,8 @@ __all__ = [
 #: expression name -> syntax, derived from the mechanism families
 #: (:mod:`dpcompose.representations.syntax`; aliases resolve through ``syntax_named``)
 MECHANISM_SYNTAX: dict[str, MechanismSyntax] = {s.name: s for s in all_syntax()}
+#: the group wrapper's name (not a family: it wraps one, see :func:`_Parser.group`)
+GROUP_NAME = "group"
 _SAMPLERS = {"poisson": "poisson", "without_replacement": "without_replacement", "wor": "without_replacement",
              "poisson_substitution": "poisson_substitution"}
 
@@ -103,6 +112,7 @@ class Term:
     """One term of an expression: a mechanism (possibly a template), a count and a sampler.
 
     ``params`` holds the parameters given, as ``(name, value)`` pairs in canonical order.
+    ``group`` is the group size g of ``group(mechanism, size=g)`` (None: no group).
     A value (or the count, or the sampling rate) is an :class:`~dpcompose._arith.Expr`
     while it depends on a free parameter; :meth:`bind` gives it a value.
     """
@@ -111,6 +121,7 @@ class Term:
     params: tuple[tuple[str, float | Expr], ...] = ()
     count: int | Expr = 1
     sampling: tuple[str, float | Expr] | None = None
+    group: int | None = None
 
     @property
     def variables(self) -> frozenset[str]:
@@ -141,7 +152,7 @@ class Term:
         if not isinstance(count, (int, Expr)):
             count = _whole(count, str(self.count), "", None)
         sampling = None if self.sampling is None else (self.sampling[0], val(self.sampling[1], "rate"))
-        return Term(self.kind, params, count, sampling)
+        return Term(self.kind, params, count, sampling, self.group)
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -154,7 +165,7 @@ class Term:
         d = dict(self.params)
         d.update({k: float(v) for k, v in values.items()})
         order = MECHANISM_SYNTAX[self.kind].params
-        return Term(self.kind, tuple((p, d[p]) for p in order if p in d), self.count, self.sampling)
+        return Term(self.kind, tuple((p, d[p]) for p in order if p in d), self.count, self.sampling, self.group)
 
     def mechanism(self) -> Mechanism:
         """The dpcompose mechanism this term describes (raises for templates)."""
@@ -174,6 +185,11 @@ class Term:
         d = dict(self.params)
         try:
             m = kind.cls(**d)
+            if self.group is not None:
+                m = Group(m, self.group)
+                # refuse a family without a group rule here, naming it and why (NoRuleError,
+                # an UnsupportedMechanismError), not later inside an accounting method
+                group_equivalent(m)
             if self.sampling is not None:
                 scheme, rate = self.sampling
                 try:
@@ -343,7 +359,7 @@ class _Parser:
                 e = self.arith_sum(what)
                 self.expect("sym", ")", "')'")
                 return Call(low, e)
-            if low not in RESERVED and low not in MECHANISM_SYNTAX and low not in _SAMPLERS:
+            if low not in RESERVED and low not in MECHANISM_SYNTAX and low not in _SAMPLERS and low != GROUP_NAME:
                 self.i += 1
                 return Var(t.text)
         raise self.fail(what)
@@ -359,6 +375,62 @@ class _Parser:
         return tuple(terms)
 
     def term(self) -> Term:
+        if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
+            key, params, size = self.group()
+        else:
+            key, params = self.call()
+            size = None
+        count: int | Expr = 1
+        sampling = None
+        seen_count = False
+        for _ in range(2):
+            if sampling is None and self.tok.kind == "sym" and self.tok.text == "@":
+                if size is not None:
+                    raise self.fail(
+                        "'x' and a count, '+' or the end: a sampler after group(...) is refused (a "
+                        "person's records may be sampled together or apart, which changes the guarantee); "
+                        "account per person instead, e.g. gaussian(sigma, sensitivity=g*C) @ poisson(q)")
+                self.i += 1
+                sampling = self.sampler()
+            elif not seen_count and self.accept("times"):
+                count = self.count()
+                seen_count = True
+        return Term(key, params, count, sampling, size)
+
+    def group(self) -> tuple[str, tuple[tuple[str, float | Expr], ...], int]:
+        """``group(mechanism, size=g)``: the inner mechanism and the size (a whole number >= 1)."""
+        self.i += 1
+        self.expect("sym", "(", "'(' and a mechanism, as in group(laplace(scale=10), size=3)")
+        if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
+            raise self.fail("a mechanism: a group inside a group is refused; write one group with the "
+                            "product of the sizes (a group of groups of sizes g1 and g2 is one of size g1*g2)")
+        key, params = self.call()
+        if self.tok.kind in ("times",) or (self.tok.kind == "sym" and self.tok.text == "@"):
+            raise self.fail("',' and the size: write the count and sampler after the group, "
+                            "as in group(laplace(scale=10), size=3) x 50")
+        self.expect("sym", ",", "',' and the group size, as in group(laplace(scale=10), size=3)")
+        if self.tok.kind == "name" and self.tok.text.lower() == "size":
+            self.i += 1
+            self.expect("sym", "=", "'='")
+        t = self.tok
+        what = "a group size (a whole number >= 1 such as 3)"
+        e = self.arith_sum(what)
+        if e.variables:
+            raise ExpressionError(
+                f"cannot parse mechanism expression at position {t.pos}: the group size {e} has the free "
+                f"parameter(s) {', '.join(sorted(e.variables))}; the size is a whole number >= 1 given as a "
+                f"number, such as size=3", text=self.text, position=t.pos, expected=what, field="size")
+        value = self.constant(e, t)
+        if not (math.isfinite(value) and value >= 1 and value == int(value)):
+            raise ExpressionError(
+                f"cannot parse mechanism expression at position {t.pos}: the group size {_num(value)} "
+                f"is not a whole number >= 1 (the most records one person contributes); write e.g. size=3",
+                text=self.text, position=t.pos, expected=what, field="size")
+        self.expect("sym", ")", "')' after the group size")
+        return key, params, int(value)
+
+    def call(self) -> tuple[str, tuple[tuple[str, float | Expr], ...]]:
+        """``NAME [ "(" arguments ")" ]``: the mechanism's name and its parameters in canonical order."""
         name_tok = self.tok
         if name_tok.kind != "name":
             raise self.fail("a mechanism name (" + ", ".join(MECHANISM_SYNTAX) + ")")
@@ -402,17 +474,7 @@ class _Parser:
                     if self.accept("sym", ")"):
                         break
                     self.expect("sym", ",", "',' or ')'")
-        count: int | Expr = 1
-        sampling = None
-        seen_count = False
-        for _ in range(2):
-            if sampling is None and self.accept("sym", "@"):
-                sampling = self.sampler()
-            elif not seen_count and self.accept("times"):
-                count = self.count()
-                seen_count = True
-        order = kind.params
-        return Term(key, tuple((p, params[p]) for p in order if p in params), count, sampling)
+        return key, tuple((p, params[p]) for p in kind.params if p in params)
 
     def count(self) -> int | Expr:
         t = self.tok
@@ -523,6 +585,8 @@ def format_term(t: Term) -> str:
     """The canonical text of a term (parses back to an equal term)."""
     args = ", ".join(f"{n}={_num(v)}" for n, v in t.params)
     s = f"{t.kind}({args})" if args else t.kind
+    if t.group is not None:
+        s = f"{GROUP_NAME}({s}, size={t.group})"
     if t.sampling is not None:
         s += f" @ {t.sampling[0]}({_num(t.sampling[1])})"
     if t.count != 1:
@@ -544,9 +608,17 @@ def term_of(mechanism: Mechanism, count: int = 1) -> Term:
     if isinstance(mechanism, Subsampled):
         sampling = (mechanism.scheme, float(mechanism.rate))
         mechanism = mechanism.mechanism
+    size = None
+    if isinstance(mechanism, Group):
+        if sampling is not None:
+            raise UnsupportedMechanismError(
+                f"term_of: the expression syntax has no sampler after group(...) (got {mechanism!r} "
+                f"subsampled); account per person instead")
+        size = mechanism.size
+        mechanism = mechanism.mechanism
     kind = syntax_of(type(mechanism))  # NoRuleError (an UnsupportedMechanismError) if none
     params = tuple((p, float(getattr(mechanism, p))) for p in kind.params)
-    return Term(kind.name, params, count, sampling)
+    return Term(kind.name, params, count, sampling, size)
 
 
 def format_mechanism(mechanism: Mechanism, count: int = 1) -> str:
@@ -561,4 +633,5 @@ def syntax_table() -> str:
         params = ", ".join(p.name if p.default is None else f"{p.name}={p.default:g}" for p in syn.parameters)
         alias = f" (also {', '.join(syn.aliases)})" if syn.aliases else ""
         lines.append(f"{syn.name}({params}){alias}: {syn.cls.__name__}")
+    lines.append(f"{GROUP_NAME}(mechanism, size): Group")
     return "\n".join(lines)
