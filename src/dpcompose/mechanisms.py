@@ -538,6 +538,18 @@ class Subsampled(Mechanism):
                 "Subsampled.mechanism is itself Subsampled; compose the rates into one "
                 "Subsampled(mechanism, rate1 * rate2) if the sampling is Poisson."
             )
+        if isinstance(self.mechanism, Group):
+            # Amplification needs to know how a person's records are sampled: together
+            # (user-level, rate q) or each on its own (record-level: the person is in the
+            # batch with probability 1-(1-q)^g, not q). No rule here tells them apart, so
+            # accounting either way could under-report the other: refuse.
+            raise UnsupportedMechanismError(
+                f"Subsampled.mechanism is {self.mechanism!r}: a sampler after a group is ambiguous "
+                f"(a person's {self.mechanism.size} records sampled together or each on its own "
+                f"give different amplification) and has no certified rule here. Remedy: account the "
+                f"person without amplification, Group(mechanism, size) at every step (an upper bound: "
+                f"sampling the records never increases the loss)."
+            )
         object.__setattr__(self, "rate", check_probability("Subsampled.rate", self.rate, low_open=True))
         if self.scheme not in SUBSAMPLING_SCHEMES:
             raise InvalidParameterError(
