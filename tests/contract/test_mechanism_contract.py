@@ -75,6 +75,9 @@ EXAMPLES: dict[type, list[Any]] = {
     dpc.ReportNoisyMaxGumbel: [dpc.ReportNoisyMaxGumbel(2.0), dpc.ReportNoisyMaxGumbel(1.0, monotone=True)],
     dpc.PermuteAndFlip: [dpc.PermuteAndFlip(0.0), dpc.PermuteAndFlip(0.8)],
     dpc.SparseVector: [dpc.SparseVector(0.3, 0.5), dpc.SparseVector(0.1, 0.2, c=3, monotone=True)],
+    dpc.RandomAllocation: [dpc.RandomAllocation(dpc.Gaussian(1.0), steps=4, per_epoch=2),
+                           dpc.RandomAllocation(dpc.RandomizedResponse(0.5), steps=3),
+                           dpc.RandomAllocation(dpc.ZCDP(0.5), steps=5, per_epoch=3)],
     dpc.Subsampled: [
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1),
         dpc.Subsampled(dpc.Laplace(1.0), 0.3),

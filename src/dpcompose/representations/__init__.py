@@ -13,7 +13,9 @@ family that registers *all* of its rules:
 - :mod:`.group` -- ``Group`` (group privacy: the rules of an equivalent mechanism);
 - :mod:`.bounded_range` -- ``BoundedRange`` (epsilon-bounded-range: the exponential mechanism, tight);
 - :mod:`.selection` -- ``ReportNoisyMax``, ``ReportNoisyMaxGumbel``, ``PermuteAndFlip`` (rules of an
-  equivalent ``Exponential`` or ``BoundedRange``).
+  equivalent ``Exponential`` or ``BoundedRange``);
+- :mod:`.random_allocation` -- ``RandomAllocation`` (an epoch as k un-amplified invocations: the
+  rules of the k-fold composition where a closed form exists).
 
 The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
 :data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
@@ -54,7 +56,7 @@ from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax
 #: the mechanism syntax (expression names, plan table types). A new family is a file
 #: here plus one entry in this list.
 FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp",
-                                   "group", "bounded_range", "selection", "tree_aggregation")
+                                   "group", "bounded_range", "selection", "tree_aggregation", "random_allocation")
 for _family in FAMILY_MODULES:
     importlib.import_module(f"{__name__}.{_family}")
 del _family
