@@ -18,13 +18,12 @@ import os
 import secrets
 import threading
 import time
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, Iterator, Sequence
 
-from sqlalchemy import Connection, CursorResult, and_, bindparam, func, insert, select, text, update
+from sqlalchemy import Connection, and_, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from ..errors import DPComposeError
@@ -35,6 +34,8 @@ from .errors import LedgerConflict, LedgerError, LedgerNotFound, Unauthorized
 from .membership import MembershipRule, check_databases, check_relation
 from .plans import PlanBook, hdp_release, register
 from .records import PLANNED_LABEL, BudgetStatus, ChargeRecord, ChargeResult, TokenScope
+from .requests import (_BY_KEY, _INSERT_ENTRY, _REFUND_OF, _SET_CHARGED, _SET_REFUNDED, _SET_TOTALS, _TOTALS, _Budget,
+                       _check_name, _check_share, _finite, _inserted_id, _lock_budget, parse_mechanism)
 from .store import budgets as budget_t
 from .store import charges as charge_t
 from .store import databases as database_t
@@ -47,45 +48,6 @@ _MAX_HISTORY_PAGE = 1000
 _PLANNED_MAX_ITEMS = 2000
 #: a background recomputation of the planned figure starts at most this often per budget
 _PLANNED_MIN_INTERVAL_S = 5.0
-_NAME_HELP = "1-200 printable characters without leading or trailing spaces"
-
-
-# statements of the hot path, built once (building them per call costs more than running them)
-_LOCK_BUDGET = (select(budget_t.c.seq, budget_t.c.charge_count, budget_t.c.refund_count)
-                .where(budget_t.c.id == bindparam("bid")).with_for_update())
-_BY_KEY = select(charge_t).where(and_(charge_t.c.budget_id == bindparam("bid"),
-                                      charge_t.c.idempotency_key == bindparam("key")))
-_TOTALS = (select(database_t.c.totals).where(database_t.c.budget_id == bindparam("bid"))
-           .order_by(database_t.c.position))
-_REFUND_OF = select(charge_t.c.id).where(charge_t.c.refund_of == bindparam("cid"))
-_INSERT_ENTRY = insert(charge_t)
-_SET_TOTALS = update(database_t).where(database_t.c.id == bindparam("db_id")).values(totals=bindparam("new_totals"))
-_SET_CHARGED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
-    seq=bindparam("new_seq"), charge_count=bindparam("new_count"))
-_SET_REFUNDED = update(budget_t).where(budget_t.c.id == bindparam("bid")).values(
-    seq=bindparam("new_seq"), refund_count=bindparam("new_count"))
-
-
-class _Counters(NamedTuple):
-    seq: int
-    charge_count: int
-    refund_count: int
-
-
-def _lock_budget(conn: Connection, b: _Budget) -> _Counters:
-    """Lock the budget's row for this transaction and read its counters."""
-    locked = conn.execute(_LOCK_BUDGET, {"bid": b.id}).first()
-    if locked is None:  # the row was read at the start of this call; gone only if removed meanwhile
-        raise LedgerNotFound(f"budget {b.name!r} no longer exists", field="budget")
-    return _Counters(locked.seq, locked.charge_count, locked.refund_count)
-
-
-def _inserted_id(result: CursorResult[Any]) -> int:
-    """The primary key of the row a single-row insert just wrote."""
-    key = result.inserted_primary_key
-    if key is None:  # SQLAlchemy returns the key of every single-row insert on our tables
-        raise LedgerError("the database did not return the id of the new row", field="db")
-    return int(key[0])
 
 
 _SQLITE_WRITERS: dict[str, Any] = {}
@@ -102,63 +64,6 @@ def _writer_lock(url: str) -> contextlib.AbstractContextManager[Any]:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-def _check_name(field: str, value: Any, *, max_len: int = 200) -> str:
-    if not isinstance(value, str):
-        raise LedgerError(f"{field} = {value!r} must be a string ({_NAME_HELP})", field=field)
-    if not (1 <= len(value) <= max_len) or not value.isprintable() or value != value.strip():
-        raise LedgerError(f"{field} = {value!r} must be {_NAME_HELP}", field=field)
-    return value
-
-
-def parse_mechanism(mechanism: Any) -> tuple[tuple[tuple[Mechanism, int], ...], str]:
-    """Grouped ``((mechanism, count), ...)`` and the canonical expression text of a charge.
-
-    Accepts an expression (``"laplace(scale=20) x 5"``), a mechanism, or a list of
-    mechanisms and ``(mechanism, count)`` pairs.
-    """
-    from ..compose import normalize
-    from ..interfaces.expressions import format_mechanism, to_mechanisms
-
-    try:
-        if isinstance(mechanism, str):
-            if len(mechanism) > 10_000:
-                raise LedgerError("mechanism expression is longer than 10000 characters", field="mechanism")
-            items: Any = to_mechanisms(mechanism)
-        elif isinstance(mechanism, Mechanism):
-            items = [mechanism]
-        elif isinstance(mechanism, (list, tuple)):
-            items = list(mechanism)
-        else:
-            raise LedgerError(
-                f"mechanism = {mechanism!r} must be an expression such as 'laplace(scale=20) x 5', "
-                f"a dpcompose mechanism or a list of them", field="mechanism")
-        groups = normalize(items)
-        canonical = " + ".join(format_mechanism(m, k) for m, k in groups)
-    except LedgerError:
-        raise
-    except (DPComposeError, TypeError, ValueError) as exc:
-        raise LedgerError(str(exc), field="mechanism") from None
-    if not groups:
-        raise LedgerError("the charge names no mechanism (every count is 0); charge at least one",
-                          field="mechanism")
-    return groups, canonical
-
-
-@dataclass(frozen=True)
-class _Budget:
-    """A budget's immutable configuration (cached per ledger)."""
-
-    id: int
-    name: str
-    currency: Currency
-    rule: MembershipRule
-    databases: tuple[str, ...]
-    db_ids: dict[str, int]
-    plan: str | None                 # the registered plan's TOML text
-    created_at: str
-    book: PlanBook | None = None     # its planned invocations (plan budgets only)
 
 
 class Ledger:
@@ -660,20 +565,6 @@ class Ledger:
 def _hash_token(token: str) -> str:
     # tokens carry 256 random bits, so one unsalted SHA-256 is a safe verifier
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _check_share(delta: Any) -> float | None:
-    if delta is None:
-        return None
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta) \
-            or not 0.0 <= float(delta) < 1.0:
-        raise LedgerError(f"delta = {delta!r} (the charge's delta share) must be a number in [0, 1)",
-                          field="delta")
-    return float(delta)
-
-
-def _finite(x: float) -> float:
-    return x if math.isfinite(x) else 1e308
 
 
 def planned_in_advance(b: _Budget, rows: Sequence[Any]) -> dict[str, Any]:

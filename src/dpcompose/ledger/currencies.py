@@ -36,31 +36,21 @@ from decimal import Decimal, localcontext
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-from scipy.special import erfinv, ndtri_exp
 
 from .._numerics.rounding import next_down, next_up
 from ..errors import DPComposeError, MethodNotApplicableError
-from ..mechanisms import (
-    ApproxDP,
-    Exponential,
-    Gaussian,
-    Laplace,
-    Mechanism,
-    PureDP,
-    RandomizedResponse,
-    Subsampled,
-)
+from ..mechanisms import Mechanism
 from . import exact
+from .conversions import DEFAULT_ORDERS, _check_orders, _largest, _rdp_offset, _zcdp_epsilon, _zcdp_rho_bs
 from .errors import LedgerError
+from .units import _describe, _gdp_unit, _mul, _written_floor, _zcdp_unit, approx_pair, pure_epsilon
+from .units import gdp_mu_of_pure as gdp_mu_of_pure  # re-exported: its old import path
 
 __all__ = ["Currency", "CURRENCIES", "create_currency", "load_currency", "check_promise", "Groups", "DEFAULT_ORDERS",
            "PLAN_CURRENCY"]
 
 Groups = tuple[tuple[Mechanism, int], ...]
 
-#: the default Renyi orders of an ``rdp`` budget
-DEFAULT_ORDERS: tuple[float, ...] = (1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0,
-                                     20.0, 24.0, 32.0, 48.0, 64.0, 128.0, 256.0)
 #: largest epsilon a budget may promise (larger ones protect nobody and break exact sums)
 MAX_EPSILON = 1e4
 _ALTERNATIVES = {
@@ -77,94 +67,6 @@ def _refuse(currency: str, what: str, field: str = "mechanism") -> LedgerError:
     return LedgerError(
         f"the {currency} currency cannot express {what}; use a budget in currency "
         f"{_ALTERNATIVES[currency]}", field=field)
-
-
-def _written_floor(x: float) -> float:
-    """The largest float not above the number as written (for float computations of limits)."""
-    return exact.float_down(exact.param(x))
-
-
-def _written_ceil(x: float) -> float:
-    """The smallest float not below the number as written."""
-    return exact.float_up(exact.param(x))
-
-
-def _mul(k: int, d: Decimal) -> Decimal:
-    # an integer times a 20-digit decimal is exact in the 1000-digit context
-    with localcontext(exact._EXACT):
-        return Decimal(k) * d
-
-
-# ---------------------------------------------------------------------------
-# per-mechanism descriptions, each rounded up
-
-
-def pure_epsilon(m: Mechanism) -> Decimal | None:
-    """The mechanism's pure-DP epsilon rounded up, or None if it has none."""
-    if isinstance(m, Laplace):
-        return exact.UP.divide(exact.param(m.sensitivity), exact.param(m.scale))
-    if isinstance(m, (PureDP, RandomizedResponse, Exponential)):
-        return exact.up(exact.param(m.epsilon)) if math.isfinite(m.epsilon) else None
-    if isinstance(m, ApproxDP):
-        return exact.up(exact.param(m.epsilon)) if m.delta == 0.0 and math.isfinite(m.epsilon) else None
-    if isinstance(m, Subsampled):
-        inner = pure_epsilon(m.mechanism)
-        if inner is None:
-            return None
-        if m.rate == 1.0:
-            return inner
-        from ..subsampling import amplified_epsilon  # rounded up by 8 ulps there
-
-        return exact.up(amplified_epsilon(exact.float_up(inner), min(1.0, _written_ceil(m.rate))))
-    return None
-
-
-def approx_pair(m: Mechanism) -> tuple[Decimal, Decimal] | None:
-    """The mechanism's own (epsilon, delta) rounded up, or None (a Gaussian has none)."""
-    e = pure_epsilon(m)
-    if e is not None:
-        return e, exact.ZERO
-    if isinstance(m, ApproxDP) and math.isfinite(m.epsilon):
-        return exact.up(exact.param(m.epsilon)), exact.up(exact.param(m.delta))
-    if isinstance(m, Subsampled) and isinstance(m.mechanism, ApproxDP):
-        from ..subsampling import amplified_pair  # both rounded up there
-
-        inner = m.mechanism
-        if not math.isfinite(inner.epsilon):
-            return None
-        eps, delta = amplified_pair(_written_ceil(inner.epsilon), min(_written_ceil(inner.delta), next_down(1.0, 1)),
-                                    min(1.0, _written_ceil(m.rate)), m.scheme)
-        return exact.up(eps), exact.up(delta)
-    return None
-
-
-def _square_over(num: Decimal, den: Decimal, two: bool) -> Decimal:
-    """num^2 / den^2 (/ 2 when ``two``), rounded up."""
-    with localcontext(exact._EXACT):
-        n2 = num * num
-        d2 = den * den * (2 if two else 1)
-    return exact.UP.divide(n2, d2)
-
-
-def gdp_mu_of_pure(eps: Decimal) -> float | None:
-    r"""The smallest mu with eps-DP => mu-GDP: :math:`2\Phi^{-1}(e^\varepsilon/(1+e^\varepsilon))`, rounded up.
-
-    The trade-off curve of eps-DP is f(a) = max(0, 1 - e^eps a, e^-eps (1 - a)) (Dong,
-    Roth and Su, Prop. 2.5, after Wasserman and Zhou); G_mu is convex and symmetric with
-    G_mu(0) = 1, so G_mu <= f everywhere iff G_mu(a*) <= a* at the kink
-    a* = 1/(1+e^eps), i.e. mu >= 2 Phi^{-1}(1 - a*). Computed without cancellation:
-    2 sqrt(2) erfinv(tanh(eps/2)) for eps < 1 (1 - a* = (1 + tanh(eps/2))/2), else
-    -2 ndtri_exp(log a*); raised by a relative 1e-9 (the worst error measured against
-    mpmath over eps in [1e-8, 700] is 6e-16; tests check).
-    """
-    e = exact.float_up(eps)
-    if e < 1.0:
-        mu = 2.0 * math.sqrt(2.0) * float(erfinv(math.tanh(e / 2.0)))
-    else:  # log a* = -eps - log1p(e^-eps), never underflows
-        mu = -2.0 * float(ndtri_exp(-e - math.log1p(math.exp(-e))))
-    if not math.isfinite(mu):
-        return None
-    return next_up(mu * (1.0 + 1e-9), 8)
 
 
 # ---------------------------------------------------------------------------
@@ -263,12 +165,6 @@ def _sum_units(groups: Groups, unit, currency: str) -> Decimal:
             raise _refuse(currency, _describe(m))
         parts.append(_mul(k, u))
     return exact.total(parts)
-
-
-def _describe(m: Mechanism) -> str:
-    from ..mechanisms import describe
-
-    return describe(m)
 
 
 class Pure(Currency):
@@ -374,29 +270,6 @@ def charge_pair(groups: Groups, delta_share: float | None, currency: str) -> tup
     return pair
 
 
-def _ln(x: Decimal) -> Decimal:
-    with localcontext() as ctx:
-        ctx.prec = 60
-        return x.ln()
-
-
-def _zcdp_rho_bs(epsilon: float, delta: float) -> Decimal:
-    r"""The largest rho with rho + 2 sqrt(rho log(1/delta)) <= epsilon, rounded down.
-
-    rho = (sqrt(L + eps) - sqrt(L))^2 with L = log(1/delta) (Bun and Steinke,
-    "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
-    TCC 2016, Prop. 1.3 solved for rho), computed without cancellation with 60 digits and
-    lowered by a relative 1e-30 before rounding down (each 60-digit step errs by < 1e-59).
-    """
-    with localcontext() as ctx:
-        ctx.prec = 60
-        big_l = -_ln(exact.dec(delta))
-        e = exact.dec(epsilon)
-        r = (e / ((big_l + e).sqrt() + big_l.sqrt())) ** 2  # sqrt(L + e) - sqrt(L), no cancellation
-        r = r * (1 - Decimal("1e-30"))
-    return exact.down(r)
-
-
 class Advanced(Currency):
     r"""The advanced-composition filter of Whitehouse, Ramdas, Rogers and Wu.
 
@@ -498,43 +371,6 @@ class Zcdp(Currency):
         return min(_zcdp_epsilon(rho, delta), bs), self.delta
 
 
-def _zcdp_unit(m: Mechanism) -> Decimal | None:
-    if isinstance(m, Subsampled) and m.rate == 1.0:
-        m = m.mechanism
-    if isinstance(m, Gaussian):
-        return _square_over(exact.param(m.sensitivity), exact.param(m.sigma), two=True)
-    e = pure_epsilon(m)
-    if e is None:
-        return None
-    return _square_over(e, Decimal(1), two=True)
-
-
-def _zcdp_epsilon(rho: float, delta: float) -> float:
-    from ..methods.rdp import DEFAULT_ORDERS as dense
-    from ..methods.rdp import rdp_to_epsilon
-
-    if rho == 0.0:
-        return 0.0
-    return rdp_to_epsilon(dense, dense * rho, delta)[0]
-
-
-def _largest(ok, hi: float, lo: float = 0.0, steps: int = 200) -> float:
-    """The largest x in [lo, hi] with ok(x) found by bisection, ending on the passing side."""
-    if not ok(lo):
-        raise LedgerError("the promise is too small to admit anything", field="epsilon")
-    while ok(hi):
-        lo, hi = hi, hi * 2
-    for _ in range(steps):
-        mid = (lo + hi) / 2
-        if mid in (lo, hi):
-            break
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 class Gdp(Currency):
     r"""Gaussian DP: the sum of mu^2.
 
@@ -593,20 +429,6 @@ class Gdp(Currency):
             else:
                 lo = mid
         return hi, self.delta
-
-
-def _gdp_unit(m: Mechanism) -> Decimal | None:
-    if isinstance(m, Subsampled) and m.rate == 1.0:
-        m = m.mechanism
-    if isinstance(m, Gaussian):
-        return _square_over(exact.param(m.sensitivity), exact.param(m.sigma), two=False)
-    e = pure_epsilon(m)
-    if e is None:
-        return None
-    mu = gdp_mu_of_pure(e)
-    if mu is None:
-        return None
-    return _square_over(exact.up(mu), Decimal(1), two=False)  # mu rounded up to 20 digits, squared exactly
 
 
 class Rdp(Currency):
@@ -691,33 +513,6 @@ class Rdp(Currency):
 
 #: stands for an infinite Renyi cost at one order (above every limit; exact to add and refund)
 _INF_COST = exact.CAP
-
-
-def _rdp_offset(alpha: float, delta: float) -> float:
-    """c(alpha) of CKS Prop. 12 (epsilon = tau + c), certified upper via rdp_to_epsilon at tau = 0."""
-    from ..methods.rdp import rdp_to_epsilon
-
-    # rdp_to_epsilon rounds up and clamps at 0, so its value is >= c(alpha) either way
-    return rdp_to_epsilon(np.asarray([alpha]), np.zeros(1), delta)[0]
-
-
-def _check_orders(orders: Sequence[float] | None) -> tuple[float, ...]:
-    if orders is None:
-        return DEFAULT_ORDERS
-    if isinstance(orders, (str, bytes)) or not isinstance(orders, Sequence) or not orders:
-        raise LedgerError(f"orders = {orders!r} must be a non-empty list of Renyi orders > 1, "
-                          f"e.g. [2, 4, 8, 16, 32]", field="orders")
-    out = []
-    for i, a in enumerate(orders):
-        if isinstance(a, bool) or not isinstance(a, (int, float)) or not math.isfinite(a) or a <= 1:
-            raise LedgerError(f"orders[{i}] = {a!r} is not a finite number > 1; Renyi orders are "
-                              f"alpha > 1, e.g. [2, 4, 8, 16, 32]", field="orders")
-        out.append(float(a))
-    if len(set(out)) != len(out):
-        raise LedgerError("orders contains a repeated order; list each once", field="orders")
-    if len(out) > 256:
-        raise LedgerError(f"{len(out)} orders is more than 256; each order costs delta/n", field="orders")
-    return tuple(sorted(out))
 
 
 CURRENCIES: dict[str, type[Currency]] = {c.name: c for c in (Pure, Approx, Advanced, Zcdp, Gdp, Rdp)}
