@@ -64,6 +64,7 @@ References:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Iterator, Sequence
 
 from ..compose import Groups
@@ -98,6 +99,13 @@ def unit_params(m: Mechanism) -> tuple[str, tuple[float, ...]] | None:
     return (key.family, key.params)
 
 
+@lru_cache(maxsize=1 << 16)
+def _cached_unit_params(m: Mechanism) -> tuple[str, tuple[float, ...]] | None:
+    """:func:`unit_params`, remembered across calls (mechanisms are frozen values; hdp asks
+    for the same thousands of mechanisms once per composition)."""
+    return unit_params(m)
+
+
 def _leq(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return all(x <= y for x, y in zip(a, b))
 
@@ -117,7 +125,7 @@ class UnitOrder:
         self._params: dict[Mechanism, tuple[str, tuple[float, ...]] | None] = {}
         for items in releases:
             for m, _ in items:
-                key = self._params[m] = unit_params(m)
+                key = self._params[m] = _cached_unit_params(m)
                 if key is not None:
                     values.setdefault(key[0], set()).add(key[1])
         self._rank: dict[str, dict[tuple[float, ...], float] | None] = {}
@@ -129,9 +137,18 @@ class UnitOrder:
                 self._rank[fam] = {v: float(i) for i, v in enumerate(ordered)}
             else:
                 self._rank[fam] = None
+        #: key() of each mechanism asked, computed once (asked per unit, several times per class)
+        self._keys: dict[Mechanism, UnitKey | None] = {}
 
     def key(self, m: Mechanism) -> UnitKey | None:
         """``(family, rank)``, or None where no order is claimed."""
+        try:
+            return self._keys[m]
+        except KeyError:
+            out = self._keys[m] = self._key(m)
+            return out
+
+    def _key(self, m: Mechanism) -> UnitKey | None:
         key = self._params[m] if m in self._params else unit_params(m)
         if key is None:
             return None
