@@ -1,0 +1,140 @@
+"""Mechanisms built from another mechanism: subsampling (and its schemes) and group privacy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .._validation import (
+    check_count,
+    check_probability,
+)
+from ..errors import InvalidParameterError, UnsupportedMechanismError
+from .base import Mechanism, _fmt
+
+
+#: the sampling schemes of Subsampled, as a type (Subsampled checks the value at runtime)
+Scheme = Literal["poisson", "without_replacement", "poisson_substitution"]
+SUBSAMPLING_SCHEMES = ("poisson", "without_replacement", "poisson_substitution")
+
+
+@dataclass(frozen=True, slots=True)
+class Subsampled(Mechanism):
+    r"""A mechanism run on a random subsample of the database.
+
+    Args:
+        mechanism: the mechanism run on the subsample (any dpcompose mechanism except
+            another ``Subsampled``).
+        rate: the sampling rate :math:`q \in (0, 1]`: each record is kept independently
+            with probability q (``"poisson"``, ``"poisson_substitution"``), or a
+            fixed-size subset of :math:`m = qn` records is drawn uniformly
+            (``"without_replacement"``).
+        scheme: ``"poisson"`` (neighbours by adding or removing one record),
+            ``"without_replacement"`` (neighbours by substituting one record; the inner
+            mechanism is stated for substitution) or ``"poisson_substitution"``
+            (Poisson sampling, neighbours by substituting one record; the inner
+            mechanism is stated for **adding or removing** one record, e.g. a Gaussian
+            with the clipping norm as its sensitivity).
+
+    Guarantee:
+        see :mod:`dpcompose.subsampling` for the amplification theorems used (Balle,
+        Barthe and Gaboardi, "Privacy Amplification by Subsampling: Tight Analyses via
+        Couplings and Divergences", NeurIPS 2018).
+    """
+
+    mechanism: Mechanism
+    rate: float
+    scheme: Scheme = "poisson"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise UnsupportedMechanismError(
+                f"Subsampled.mechanism must be a dpcompose mechanism, got {self.mechanism!r}; "
+                f"wrap one of PureDP, ApproxDP, Laplace, Gaussian, RandomizedResponse, Exponential."
+            )
+        if isinstance(self.mechanism, Subsampled):
+            raise UnsupportedMechanismError(
+                "Subsampled.mechanism is itself Subsampled; compose the rates into one "
+                "Subsampled(mechanism, rate1 * rate2) if the sampling is Poisson."
+            )
+        if isinstance(self.mechanism, Group):
+            # Amplification needs to know how a person's records are sampled: together
+            # (user-level, rate q) or each on its own (record-level: the person is in the
+            # batch with probability 1-(1-q)^g, not q). No rule here tells them apart, so
+            # accounting either way could under-report the other: refuse.
+            raise UnsupportedMechanismError(
+                f"Subsampled.mechanism is {self.mechanism!r}: a sampler after a group is ambiguous "
+                f"(a person's {self.mechanism.size} records sampled together or each on its own "
+                f"give different amplification) and has no certified rule here. Remedy: account the "
+                f"person without amplification, Group(mechanism, size) at every step (an upper bound: "
+                f"sampling the records never increases the loss)."
+            )
+        object.__setattr__(self, "rate", check_probability("Subsampled.rate", self.rate, low_open=True))
+        if self.scheme not in SUBSAMPLING_SCHEMES:
+            raise InvalidParameterError(
+                f"Subsampled.scheme = {self.scheme!r} is not one of {SUBSAMPLING_SCHEMES}."
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Group(Mechanism):
+    r"""A mechanism seen by a person who contributes up to ``size`` records (group privacy).
+
+    Neighbouring databases of the group differ in up to :math:`g` records of one person,
+    so a per-record guarantee becomes a per-person one. The family files decide how:
+
+    - ``Laplace``, ``Gaussian``, ``DiscreteLaplace``: exactly the same mechanism with
+      sensitivity :math:`g\Delta` (the query moves by at most :math:`g\Delta` in the norm
+      that defines :math:`\Delta`, by the triangle inequality; the pair is attained by a
+      sum query whose records move together);
+    - a mechanism with its own :math:`(\varepsilon, \delta)` pair (``PureDP``,
+      ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
+      :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,
+      which is at most Dwork and Roth's :math:`(g\varepsilon,\ g e^{(g-1)\varepsilon}\delta)`;
+    - anything else is refused (no group rule is certified for it here).
+
+    Args:
+        mechanism: the per-record mechanism (not ``Subsampled``, not another ``Group``).
+        size: :math:`g`, the most records one person contributes, an integer >= 1.
+
+    Guarantee:
+        see :mod:`dpcompose.representations.group` (Dwork and Roth, "The Algorithmic
+        Foundations of Differential Privacy", Thm 2.2 and the remark after it).
+    """
+
+    mechanism: Mechanism
+    size: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.mechanism, Mechanism):
+            raise UnsupportedMechanismError(
+                f"Group.mechanism must be a dpcompose mechanism, got {self.mechanism!r}; "
+                f"wrap one of PureDP, ApproxDP, Laplace, Gaussian, DiscreteLaplace, RandomizedResponse, "
+                f"Exponential."
+            )
+        if isinstance(self.mechanism, Group):
+            raise UnsupportedMechanismError(
+                "Group.mechanism is itself a Group; write one Group with the product of the sizes "
+                "(a group of groups is a group of size g1 * g2)."
+            )
+        if isinstance(self.mechanism, Subsampled):
+            raise UnsupportedMechanismError(
+                "Group(Subsampled(...)) is refused: the amplification theorems dpcompose uses hold for "
+                "one record, and a person's g records are sampled together or apart depending on the "
+                "pipeline, so no group rule is certified here. Account per person instead: sample "
+                "people (Subsampled of the per-person mechanism, e.g. Gaussian with sensitivity g * C)."
+            )
+        size = self.size
+        if isinstance(size, float) and float.is_integer(size):
+            size = int(size)
+        object.__setattr__(self, "size", check_count("Group.size", size, minimum=1))
+
+def describe(mechanism: Mechanism) -> str:
+    """A short human-readable description, e.g. ``Laplace(scale=20, sensitivity=1)``."""
+    if isinstance(mechanism, Group):
+        return f"Group({describe(mechanism.mechanism)}, size={mechanism.size})"
+    if isinstance(mechanism, Subsampled):
+        return f"Subsampled({describe(mechanism.mechanism)}, rate={mechanism.rate:g}, scheme={mechanism.scheme})"
+    fields = getattr(mechanism, "__dataclass_fields__", {})
+    args = ", ".join(f"{name}={_fmt(getattr(mechanism, name))}" for name in fields)
+    return f"{type(mechanism).__name__}({args})"
