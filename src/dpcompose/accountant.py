@@ -37,8 +37,10 @@ Example::
     >>> acc = dpc.Accountant()
     >>> step = dpc.Subsampled(dpc.Gaussian(1.1), 256 / 60000)
     >>> for epoch in range(3):
-    ...     acc.step(step, count=234)
-    ...     eps = acc.epsilon(1e-5)        # certified upper bound after each epoch
+    ...     _ = acc.step(step, count=234)   # step returns the accountant (chains)
+    ...     eps = acc.epsilon(1e-5)         # certified upper bound after each epoch
+    >>> acc.steps
+    702
 """
 
 from __future__ import annotations
