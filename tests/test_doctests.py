@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "src" / "dpcompose"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+PROMPT = re.compile(r"^\s*>>> ", flags=re.M)  # an example line, not a mention of the prompt
 
 
 def _modules_with_examples() -> list[str]:
     names = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if ">>>" in path.read_text(encoding="utf-8"):
+        if PROMPT.search(path.read_text(encoding="utf-8")):
             parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
             names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return names
@@ -30,7 +32,7 @@ def _modules_with_examples() -> list[str]:
 
 def _documents_with_examples() -> list[Path]:
     paths = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    return [p for p in paths if ">>>" in p.read_text(encoding="utf-8")]
+    return [p for p in paths if PROMPT.search(p.read_text(encoding="utf-8"))]
 
 
 MODULES = _modules_with_examples()
