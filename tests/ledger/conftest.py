@@ -152,7 +152,8 @@ def live_server(tmp_path: Path, admin_token: str) -> Iterator[Callable[..., Serv
         s.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+# the PostgreSQL case is marked slow: the fast local subset (-m "not slow") starts no server; CI runs both
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A fresh ledger store URL: a SQLite file, then a database on a real PostgreSQL server."""
     if request.param == "sqlite":
