@@ -2,7 +2,9 @@ r"""The Renyi group rule: a Renyi curve for databases that differ in g records, 
 
 For distributions :math:`P, Q, R`, orders :math:`\alpha > 1` and Hölder exponents
 :math:`p, q > 1` with :math:`1/p + 1/q = 1`, the weak triangle inequality of Renyi
-divergences (Mironov, "Renyi Differential Privacy", CSF 2017, Proposition 11) is
+divergences (Mironov, "Renyi Differential Privacy", CSF 2017, the proposition "weak triangle
+inequality"; its numbering differs between the paper's versions, and the proof below is
+self-contained) is
 
 .. math::
 
@@ -26,8 +28,8 @@ gives :math:`p = c / (c - \alpha + 1)` and the factor :math:`1 + 1/c`), for ever
 chain at :math:`x_a`, :math:`a = \lfloor g/2 \rfloor`: the two halves differ in a and
 :math:`b = g - a` records, so their divergences are bounded by the group curves of sizes a and
 b (for either order of the two databases, as the neighbour relation is symmetric), and the
-inequality above gives the curve of size g (Mironov's Proposition 2 is this recursion with
-:math:`p = q = 2` on sizes :math:`2^c`; the minimum over c here is never worse). The
+inequality above gives the curve of size g (Mironov's group-privacy proposition is this
+recursion with :math:`p = q = 2` on sizes :math:`2^c`; the minimum over c here is never worse). The
 recursion holds for **any** mechanism whose one-record curve bounds both directions, whatever
 it does inside (subsampling included): it only uses the curve on neighbouring databases.
 
@@ -111,8 +113,8 @@ def group_renyi_curve(one_record: Callable[[np.ndarray], np.ndarray], size: int,
     Guarantee:
         Upper bound at every order: :math:`D_\alpha(M(x)\|M(x')) \le` result for all x, x'
         differing in ``size`` records, by the weak triangle inequality (Mironov, "Renyi
-        Differential Privacy", CSF 2017, Proposition 11; Proposition 2 is its power-of-two
-        case), the monotonicity of Renyi divergence in the order and the safe-side look-ups
+        Differential Privacy", CSF 2017; proved by Hölder's inequality in the module
+        docstring; his group-privacy proposition is its power-of-two case), the monotonicity of Renyi divergence in the order and the safe-side look-ups
         and margins of the module docstring. Not attained in general (for the Gaussian it is
         within a few percent of the exact :math:`g^2\alpha/(2\sigma^2)` at moderate orders).
     """
