@@ -39,6 +39,10 @@ free parameter (``dpcompose calibrate``).
 A parse error raises :class:`ExpressionError` (an
 :class:`~dpcompose.errors.InvalidParameterError`) that gives the position, what was
 expected, and a caret under the offending character.
+
+This module holds the terms (:class:`Term`: building mechanisms, binding free parameters),
+the mechanism table and formatting; the tokenizer and parser that read the text are in
+:mod:`dpcompose.interfaces.expression_parser` (reached through :func:`parse`).
 """
 
 from __future__ import annotations
@@ -48,11 +52,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, cast
 
-from .._arith import FUNCTIONS, RESERVED, ArithError, BinOp, Call, Expr, Neg, Num, Var
-from .._validation import did_you_mean, lost_in_conversion
+from .._arith import ArithError, Expr
 from ..errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
 from ..mechanisms import Group, Mechanism, Scheme, Subsampled
-from ..representations import MechanismSyntax, all_syntax, syntax_named, syntax_of
+from ..representations import MechanismSyntax, all_syntax, syntax_of
 from ..representations.group import group_equivalent
 
 __all__ = [
@@ -215,293 +218,6 @@ def _field_from_message(msg: str, params: tuple[str, ...]) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------
-# tokenizer
-
-_TOKEN_RE = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<pow>\*\*)
-  | (?P<times>(?<![A-Za-z0-9_.])[xX](?![A-Za-z0-9_(=])|\*|×)
-  | (?P<number>(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<sym>[(),=+@/-])
-    """,
-    re.VERBOSE,
-)
-
-
-@dataclass
-class _Tok:
-    kind: str  # number, name, sym, times, pow, end
-    text: str
-    pos: int
-
-
-def _tokenize(text: str) -> list[_Tok]:
-    toks: list[_Tok] = []
-    i = 0
-    while i < len(text):
-        m = _TOKEN_RE.match(text, i)
-        if not m:
-            raise ExpressionError(
-                f"cannot parse mechanism expression at position {i}: unexpected character "
-                f"{text[i]!r}; expected a mechanism such as laplace(scale=20), a number, "
-                f"'x', '@', '+', ',' or parentheses", text=text, position=i,
-                expected="a mechanism, number or operator")
-        kind = cast(str, m.lastgroup)  # every alternative of _TOKEN_RE is a named group
-        if kind != "ws":
-            toks.append(_Tok(kind, m.group(), i))
-        i = m.end()
-    toks.append(_Tok("end", "", len(text)))
-    return toks
-
-
-# ---------------------------------------------------------------------------
-# parser
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.toks = _tokenize(text)
-        self.i = 0
-
-    @property
-    def tok(self) -> _Tok:
-        return self.toks[self.i]
-
-    def fail(self, expected: str, tok: _Tok | None = None) -> ExpressionError:
-        tok = tok or self.tok
-        got = "the end of the expression" if tok.kind == "end" else repr(tok.text)
-        return ExpressionError(
-            f"cannot parse mechanism expression at position {tok.pos}: expected {expected}, got {got}",
-            text=self.text, position=tok.pos, expected=expected)
-
-    def accept(self, kind: str, text: str | None = None) -> _Tok | None:
-        t = self.tok
-        if t.kind == kind and (text is None or t.text.lower() == text):
-            self.i += 1
-            return t
-        return None
-
-    def expect(self, kind: str, text: str | None, expected: str) -> _Tok:
-        t = self.accept(kind, text)
-        if t is None:
-            raise self.fail(expected)
-        return t
-
-    def number(self, what: str) -> float | Expr:
-        """An arithmetic value: a float if it has no free parameter, else the expression."""
-        start = self.tok
-        e = self.arith_sum(what)
-        return self.constant(e, start) if not e.variables else e
-
-    def constant(self, e: Expr, start: _Tok) -> float:
-        try:
-            return e.evaluate()
-        except ArithError as exc:
-            raise ExpressionError(
-                f"cannot evaluate {e} at position {start.pos}: {exc}", text=self.text,
-                position=start.pos, expected="a number") from None
-
-    # arithmetic: sum := product (('+'|'-') product)* ; product := unary (('*'|'/') unary)* ;
-    # unary := '-' unary | power ; power := atom ['**' unary] ; atom := NUMBER | NAME | call | '(' sum ')'
-    def arith_sum(self, what: str) -> Expr:
-        e = self.arith_product(what)
-        while True:
-            t = self.accept("sym", "+") or self.accept("sym", "-")
-            if t is None:
-                return e
-            e = BinOp(t.text, e, self.arith_product(what))
-
-    def arith_product(self, what: str) -> Expr:
-        e = self.arith_unary(what)
-        while True:
-            t = self.accept("times", "*") or self.accept("sym", "/")
-            if t is None:
-                return e
-            e = BinOp(t.text, e, self.arith_unary(what))
-
-    def arith_unary(self, what: str) -> Expr:
-        if self.accept("sym", "-"):
-            return Neg(self.arith_unary(what))
-        base = self.arith_atom(what)
-        if self.accept("pow"):
-            return BinOp("**", base, self.arith_unary(what))
-        return base
-
-    def arith_atom(self, what: str) -> Expr:
-        t = self.tok
-        if t.kind == "number":
-            value = float(t.text.replace("_", ""))
-            lost = lost_in_conversion(t.text, value)
-            if lost is not None:  # 1e-400 would silently become 0
-                raise ExpressionError(
-                    f"cannot parse mechanism expression at position {t.pos}: {lost[0]}; {lost[1]}",
-                    text=self.text, position=t.pos, expected="a number within the double range",
-                    field=what[len("a number for "):].split()[0] if what.startswith("a number for ")
-                    else "rate")
-            self.i += 1
-            return Num(t.text)
-        if t.kind == "sym" and t.text == "(":
-            self.i += 1
-            e = self.arith_sum(what)
-            self.expect("sym", ")", "')'")
-            return e
-        if t.kind == "name":
-            low = t.text.lower()
-            if low in ("inf", "infinity"):
-                self.i += 1
-                return Num(low)
-            if low in FUNCTIONS and self.toks[self.i + 1].text == "(":
-                self.i += 2
-                e = self.arith_sum(what)
-                self.expect("sym", ")", "')'")
-                return Call(low, e)
-            if low not in RESERVED and low not in MECHANISM_SYNTAX and low not in _SAMPLERS and low != GROUP_NAME:
-                self.i += 1
-                return Var(t.text)
-        raise self.fail(what)
-
-    def parse(self) -> Expression:
-        if self.tok.kind == "end":
-            raise self.fail("a mechanism such as laplace(scale=20) or gaussian(sigma=1.1)")
-        terms = [self.term()]
-        while self.accept("sym", "+"):
-            terms.append(self.term())
-        if self.tok.kind != "end":
-            raise self.fail("'x' and a count, '@' and a sampler, '+' and another mechanism, or the end")
-        return tuple(terms)
-
-    def term(self) -> Term:
-        if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
-            key, params, size = self.group()
-        else:
-            key, params = self.call()
-            size = None
-        count: int | Expr = 1
-        sampling = None
-        seen_count = False
-        for _ in range(2):
-            if sampling is None and self.tok.kind == "sym" and self.tok.text == "@":
-                if size is not None:
-                    raise self.fail(
-                        "'x' and a count, '+' or the end: a sampler after group(...) is refused (a "
-                        "person's records may be sampled together or apart, which changes the guarantee); "
-                        "account per person instead, e.g. gaussian(sigma, sensitivity=g*C) @ poisson(q)")
-                self.i += 1
-                sampling = self.sampler()
-            elif not seen_count and self.accept("times"):
-                count = self.count()
-                seen_count = True
-        return Term(key, params, count, sampling, size)
-
-    def group(self) -> tuple[str, tuple[tuple[str, float | Expr], ...], int]:
-        """``group(mechanism, size=g)``: the inner mechanism and the size (a whole number >= 1)."""
-        self.i += 1
-        self.expect("sym", "(", "'(' and a mechanism, as in group(laplace(scale=10), size=3)")
-        if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
-            raise self.fail("a mechanism: a group inside a group is refused; write one group with the "
-                            "product of the sizes (a group of groups of sizes g1 and g2 is one of size g1*g2)")
-        key, params = self.call()
-        if self.tok.kind in ("times",) or (self.tok.kind == "sym" and self.tok.text == "@"):
-            raise self.fail("',' and the size: write the count and sampler after the group, "
-                            "as in group(laplace(scale=10), size=3) x 50")
-        self.expect("sym", ",", "',' and the group size, as in group(laplace(scale=10), size=3)")
-        if self.tok.kind == "name" and self.tok.text.lower() == "size":
-            self.i += 1
-            self.expect("sym", "=", "'='")
-        t = self.tok
-        what = "a group size (a whole number >= 1 such as 3)"
-        e = self.arith_sum(what)
-        if e.variables:
-            raise ExpressionError(
-                f"cannot parse mechanism expression at position {t.pos}: the group size {e} has the free "
-                f"parameter(s) {', '.join(sorted(e.variables))}; the size is a whole number >= 1 given as a "
-                f"number, such as size=3", text=self.text, position=t.pos, expected=what, field="size")
-        value = self.constant(e, t)
-        if not (math.isfinite(value) and value >= 1 and value == int(value)):
-            raise ExpressionError(
-                f"cannot parse mechanism expression at position {t.pos}: the group size {_num(value)} "
-                f"is not a whole number >= 1 (the most records one person contributes); write e.g. size=3",
-                text=self.text, position=t.pos, expected=what, field="size")
-        self.expect("sym", ")", "')' after the group size")
-        return key, params, int(value)
-
-    def call(self) -> tuple[str, tuple[tuple[str, float | Expr], ...]]:
-        """``NAME [ "(" arguments ")" ]``: the mechanism's name and its parameters in canonical order."""
-        name_tok = self.tok
-        if name_tok.kind != "name":
-            raise self.fail("a mechanism name (" + ", ".join(MECHANISM_SYNTAX) + ")")
-        found = syntax_named(name_tok.text)
-        key = found.name if found is not None else None
-        if key is None:
-            raise ExpressionError(
-                f"cannot parse mechanism expression at position {name_tok.pos}: unknown mechanism "
-                f"{name_tok.text!r}.{did_you_mean(name_tok.text, [n for syn in all_syntax() for n in (syn.name, *syn.aliases)])} Expected one of "
-                f"{', '.join(MECHANISM_SYNTAX)} (case is ignored)",
-                text=self.text, position=name_tok.pos, expected="a mechanism name")
-        self.i += 1
-        kind = MECHANISM_SYNTAX[key]
-        params: dict[str, float | Expr] = {}
-        if self.accept("sym", "("):
-            positional = 0
-            if not self.accept("sym", ")"):
-                while True:
-                    if self.tok.kind == "name" and self.toks[self.i + 1].text == "=":
-                        ptok = self.tok
-                        pname = ptok.text.lower()
-                        if pname not in kind.params:
-                            raise ExpressionError(
-                                f"cannot parse mechanism expression at position {ptok.pos}: "
-                                f"{key}() has no parameter {ptok.text!r}; expected one of "
-                                f"{', '.join(kind.params)}", text=self.text, position=ptok.pos,
-                                expected=" or ".join(kind.params), field=pname)
-                        self.i += 2
-                    else:
-                        if positional >= len(kind.params):
-                            raise self.fail(f"')' ({key}() takes at most {len(kind.params)} parameters)")
-                        pname = kind.params[positional]
-                        ptok = self.tok
-                        positional += 1
-                    if pname in params:
-                        raise ExpressionError(
-                            f"cannot parse mechanism expression at position {ptok.pos}: "
-                            f"parameter {pname!r} given twice", text=self.text, position=ptok.pos,
-                            expected="each parameter once", field=pname)
-                    params[pname] = self.number(f"a number for {pname} (such as 20, 0.1 or 1e-6)")
-                    if self.accept("sym", ")"):
-                        break
-                    self.expect("sym", ",", "',' or ')'")
-        return key, tuple((p, params[p]) for p in kind.params if p in params)
-
-    def count(self) -> int | Expr:
-        t = self.tok
-        what = "a count after 'x' (a whole number such as 500)"
-        if t.kind not in ("number", "name") and not (t.kind == "sym" and t.text in "(-"):
-            raise self.fail(what)
-        e = self.arith_product(what)
-        if e.variables:
-            return e
-        return _whole(self.constant(e, t), str(e), self.text, t.pos)
-
-    def sampler(self) -> tuple[str, float | Expr]:
-        t = self.tok
-        scheme = _SAMPLERS.get(t.text.lower()) if t.kind == "name" else None
-        if scheme is None:
-            raise self.fail("a sampler after '@': poisson(RATE), without_replacement(RATE) "
-                            "or poisson_substitution(RATE)")
-        self.i += 1
-        self.expect("sym", "(", "'(' and a sampling rate")
-        if self.tok.kind == "name" and self.tok.text.lower() == "rate":
-            self.i += 1
-            self.expect("sym", "=", "'='")
-        rate = self.number("a sampling rate in (0, 1], such as 0.004 or 256/60000")
-        self.expect("sym", ")", "')'")
-        return (scheme, rate)
-
-
 def _whole(value: float, text: str, source: str, position: int | None) -> int:
     """A count: a whole number >= 0 (``ExpressionError`` naming the value otherwise)."""
     if value >= 0 and math.isfinite(value) and value == int(value):
@@ -546,6 +262,8 @@ def parse(text: str) -> Expression:
     """
     if not isinstance(text, str):
         raise ExpressionError(f"a mechanism expression must be a string, got {text!r}")
+    from .expression_parser import _Parser  # imported here: the parser imports Term from this module
+
     return _Parser(text).parse()
 
 
