@@ -21,7 +21,8 @@ The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_wors
 :data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
 ``optimal`` and hypothesis DP's exact enumeration through :func:`finite_pair`),
 :data:`pure_epsilon`, :data:`renyi_curve`, :data:`dominance_key`, and the mechanism
-syntax (:mod:`.syntax`: expression name, parameters, calibration parameter). A
+syntax (:mod:`.syntax`: expression name, parameters, calibration parameter). A family
+exactly as private as another mechanism registers once with :func:`register_equivalent`. A
 mechanism whose class registered no implementation of a rule gets
 :class:`~dpcompose.errors.NoRuleError` naming the rule, never a silent fallback.
 
@@ -47,6 +48,7 @@ from .rules import (
     is_class_worst_case,
     privacy_profile,
     pure_epsilon,
+    register_equivalent,
     register_like,
     renyi_curve,
 )
@@ -76,6 +78,7 @@ __all__ = [
     "renyi_curve",
     "dominance_key",
     "register_like",
+    "register_equivalent",
     "finite_pair",
     "has_finite_pair",
     "Rule",

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -54,7 +53,7 @@ from ..mechanisms import (
     Mechanism,
     describe,
 )
-from .rules import RULES, dominating_pair, eps_delta_pair, is_class_worst_case
+from .rules import dominating_pair, eps_delta_pair, is_class_worst_case, register_equivalent
 
 __all__ = ["group_delta", "group_equivalent"]
 
@@ -138,23 +137,10 @@ def _is_exact(m: Group) -> bool:
     return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian, ZCDP)
 
 
-def _delegate(rule_name: str) -> Callable[..., Any]:
-    rule = RULES[rule_name]
-
-    def delegated(m: Group, *args: Any, **kwargs: Any) -> Any:
-        return rule(group_equivalent(m), *args, **kwargs)
-
-    delegated.__name__ = f"group_{rule_name}"
-    return delegated
-
-
 # ---------------------------------------------------------------------------
 # rules: the equivalent mechanism's, except that a chained bound is never attained
 
-for _name in RULES:
-    if _name not in ("dominating_pair", "is_class_worst_case"):
-        RULES[_name].register(Group)(_delegate(_name))
-del _name
+register_equivalent(Group, group_equivalent)
 
 
 @dominating_pair.register(Group)

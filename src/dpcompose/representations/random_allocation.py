@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from .._numerics.rounding import frac_up, up_strict
 from ..errors import NoRuleError
 from ..mechanisms import ZCDP, Gaussian, Mechanism, RandomAllocation, describe
-from .rules import RULES, dominating_pair
+from .rules import dominating_pair, register_equivalent
 
 __all__ = ["allocation_equivalent"]
 
@@ -56,24 +55,11 @@ def allocation_equivalent(m: RandomAllocation) -> Mechanism:
         rule="random_allocation", mechanism=m)
 
 
-def _delegate(rule_name: str) -> Callable[..., Any]:
-    rule = RULES[rule_name]
-
-    def delegated(m: RandomAllocation, *args: Any, **kwargs: Any) -> Any:
-        return rule(allocation_equivalent(m), *args, **kwargs)
-
-    delegated.__name__ = f"random_allocation_{rule_name}"
-    return delegated
-
-
 # ---------------------------------------------------------------------------
 # rules: the equivalent mechanism's, except that the bound is never attained and no lower
 # bound is claimed (is_class_worst_case keeps its default False)
 
-for _name in RULES:
-    if _name not in ("dominating_pair", "is_class_worst_case", "dominance_key"):
-        RULES[_name].register(RandomAllocation)(_delegate(_name))
-del _name
+register_equivalent(RandomAllocation, allocation_equivalent, without=("is_class_worst_case", "dominance_key"))
 
 
 @dominating_pair.register(RandomAllocation)

@@ -8,6 +8,9 @@ never a silent fallback. Dispatch is on the exact type on purpose: a subclass of
 ``Gaussian`` is not a Gaussian mechanism for any closed form unless it says so
 (:func:`register_like`: every rule of the class it names, for a subclass whose rules are
 exactly those), so it cannot be merged into the Gaussian's closed form by accident.
+A family that is exactly as private as another mechanism built from its parameters
+(a group, a tree aggregation, a selection mechanism) registers once with
+:func:`register_equivalent` and gets every rule by delegation.
 
 The rules (each family file in this package registers all of those it has):
 
@@ -50,6 +53,7 @@ __all__ = [
     "renyi_curve",
     "dominance_key",
     "register_like",
+    "register_equivalent",
 ]
 
 T = TypeVar("T")
@@ -74,6 +78,21 @@ class Rule(Generic[T]):
         self._default = default
         self._impl: dict[type, Callable[..., T]] = {}
 
+    def _lookup(self, cls: type) -> Callable[..., T] | None:
+        """The implementation for ``cls``: its own, else its equivalent's (:func:`register_equivalent`)."""
+        fn = self._impl.get(cls)
+        if fn is not None:
+            return fn
+        eq = _EQUIVALENTS.get(cls)
+        if eq is None or self.name in eq.without:
+            return None
+        to_equivalent = eq.to_equivalent
+
+        def delegated(m: Mechanism, *args: Any, **kwargs: Any) -> T:
+            return self(to_equivalent(m), *args, **kwargs)
+
+        return delegated
+
     def register(self, *classes: type) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator: ``fn(mechanism, ...)`` is the rule for each of ``classes`` (exact types)."""
 
@@ -86,20 +105,20 @@ class Rule(Generic[T]):
 
     def register_as(self, cls: type, like: type) -> None:
         """Give ``cls`` (e.g. a subclass) the implementation registered for ``like``, if any."""
-        fn = self._impl.get(like)
+        fn = self._lookup(like)
         if fn is not None:
             self._impl[cls] = fn
 
     def has(self, cls: type) -> bool:
-        """Whether ``cls`` registered this rule."""
-        return cls in self._impl
+        """Whether ``cls`` registered this rule (itself or through its equivalent)."""
+        return self._lookup(cls) is not None
 
     def classes(self) -> tuple[type, ...]:
-        """The classes that registered this rule."""
-        return tuple(self._impl)
+        """The classes that registered this rule (themselves or through their equivalents)."""
+        return (*self._impl, *(c for c in _EQUIVALENTS if c not in self._impl and self.has(c)))
 
     def __call__(self, mechanism: Mechanism, *args: Any, **kwargs: Any) -> T:
-        fn = self._impl.get(type(mechanism))
+        fn = self._lookup(type(mechanism))
         if fn is not None:
             return fn(mechanism, *args, **kwargs)
         if self._default is not Rule._NO_DEFAULT:
@@ -154,6 +173,43 @@ dominance_key: Rule[DominanceKey] = Rule("dominance_key", "hypothesis DP's domin
 RULES: dict[str, Rule[Any]] = {r.name: r for r in (
     eps_delta_pair, privacy_profile, is_class_worst_case, dominating_pair, pure_epsilon,
     renyi_curve, dominance_key)}
+
+
+@dataclass(frozen=True)
+class _Equivalent:
+    to_equivalent: Callable[[Any], Mechanism]
+    without: frozenset[str]
+
+
+#: classes whose rules are those of an equivalent mechanism (:func:`register_equivalent`)
+_EQUIVALENTS: dict[type, _Equivalent] = {}
+
+
+def register_equivalent(cls: type, to_equivalent: Callable[[Any], Mechanism], *,
+                        without: tuple[str, ...] = ()) -> None:
+    """Account ``cls`` as an equivalent mechanism: every rule of ``m`` is the rule of ``to_equivalent(m)``.
+
+    For a family that is exactly as private as (or, where its file says so, dominated by)
+    another mechanism computed from its parameters: ``Group(Laplace(b), 3)`` is
+    ``Laplace(b, sensitivity=3)``, a tree aggregation is one Gaussian. Once registered,
+    every rule (including rules added later) delegates; a rule the equivalent lacks
+    raises the equivalent's :class:`~dpcompose.errors.NoRuleError`, and
+    ``to_equivalent`` itself may raise ``NoRuleError`` where no equivalent exists. A rule
+    the class registers itself (``@rule.register(cls)``) takes precedence over the
+    delegation, e.g. a pair marked not attained.
+
+    Args:
+        cls: the mechanism class (exact type).
+        to_equivalent: ``m -> equivalent mechanism``.
+        without: names of rules that are *not* delegated: for those ``cls`` has the
+            rule's default if it has one (e.g. ``is_class_worst_case`` is ``False``: no
+            lower bound is claimed for a bound that is not attained), else
+            ``NoRuleError`` naming ``cls``.
+    """
+    unknown = sorted(set(without) - set(RULES))
+    if unknown:
+        raise ValueError(f"register_equivalent: no rules named {unknown}; rules: {sorted(RULES)}")
+    _EQUIVALENTS[cls] = _Equivalent(to_equivalent, frozenset(without))
 
 
 def register_like(cls: type, like: type) -> None:

@@ -25,8 +25,6 @@ own file holds the mathematics:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
 
 from ..mechanisms import (
     BoundedRange,
@@ -38,7 +36,7 @@ from ..mechanisms import (
     SparseVector,
 )
 from .pure import _EPSILON
-from .rules import RULES
+from .rules import register_equivalent
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
 __all__ = ["selection_equivalent"]
@@ -54,20 +52,10 @@ def selection_equivalent(m: Mechanism) -> Mechanism:
     raise TypeError(f"selection_equivalent: {type(m).__name__} is not a selection mechanism")
 
 
-def _delegate(rule_name: str) -> Callable[..., Any]:
-    rule = RULES[rule_name]
-
-    def delegated(m: Mechanism, *args: Any, **kwargs: Any) -> Any:
-        return rule(selection_equivalent(m), *args, **kwargs)
-
-    delegated.__name__ = f"selection_{rule_name}"
-    return delegated
-
-
-for _name in RULES:
-    if _name != "is_class_worst_case":  # none is the worst case of its class (the default, False)
-        RULES[_name].register(ReportNoisyMax, ReportNoisyMaxGumbel, PermuteAndFlip, SparseVector)(_delegate(_name))
-del _name
+for _cls in (ReportNoisyMax, ReportNoisyMaxGumbel, PermuteAndFlip, SparseVector):
+    # none is the worst case of its class (is_class_worst_case keeps its default, False)
+    register_equivalent(_cls, selection_equivalent, without=("is_class_worst_case",))
+del _cls
 
 
 def _noise_parameters(what: str) -> tuple[Parameter, ...]:

@@ -13,50 +13,19 @@ every rule (pair, profile, Renyi curve, dominance) is that of
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..mechanisms import TreeAggregation
-from .rules import (
-    dominance_key,
-    dominating_pair,
-    eps_delta_pair,
-    privacy_profile,
-    pure_epsilon,
-    renyi_curve,
-)
+from ..mechanisms import Gaussian, TreeAggregation
+from .rules import register_equivalent
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
 __all__: list[str] = []
 
 
-@eps_delta_pair.register(TreeAggregation)
-def _(m: TreeAggregation) -> Any:
-    return eps_delta_pair(m.gaussian)
+def _gaussian(m: TreeAggregation) -> Gaussian:
+    return m.gaussian
 
 
-@privacy_profile.register(TreeAggregation)
-def _(m: TreeAggregation) -> Any:
-    return privacy_profile(m.gaussian)
-
-
-@dominating_pair.register(TreeAggregation)
-def _(m: TreeAggregation, *, epsilon: float | None = None) -> Any:
-    return dominating_pair(m.gaussian, epsilon=epsilon)
-
-
-@pure_epsilon.register(TreeAggregation)
-def _(m: TreeAggregation) -> Any:
-    return pure_epsilon(m.gaussian)
-
-
-@renyi_curve.register(TreeAggregation)
-def _(m: TreeAggregation, orders: Any = None) -> Any:
-    return renyi_curve(m.gaussian, orders)
-
-
-@dominance_key.register(TreeAggregation)
-def _(m: TreeAggregation) -> Any:
-    return dominance_key(m.gaussian)  # the same key as its Gaussian: they are the same pair
+# every rule (pair, profile, Renyi curve, dominance key, ...) is that of its Gaussian: they are the same pair
+register_equivalent(TreeAggregation, _gaussian)
 
 
 register_syntax(MechanismSyntax(
