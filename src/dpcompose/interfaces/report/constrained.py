@@ -13,6 +13,7 @@ from typing import Any
 from ...guarantee import Guarantee
 from .rows import _Job
 
+
 # ---------------------------------------------------------------------------
 # membership constraints and hypotheses: the library's objects, built by the plan
 

@@ -17,6 +17,7 @@ from ..._version import __version__
 from ...guarantee import Guarantee
 from ...mechanisms import Mechanism, describe
 
+
 STATUS_UPPER = "certified upper bound"
 STATUS_EXACT = "exact (certified upper = lower bound)"
 STATUS_ESTIMATE = "estimate, not a guarantee"
@@ -25,6 +26,7 @@ SCOPE_CLASSIC = "classic DP"
 
 #: methods a report computes from a plan itself rather than through ``compose``
 REPORT_ONLY_METHODS = ("parallel", "hdp")
+
 
 @dataclass
 class Row:
@@ -183,6 +185,8 @@ class Report:
             out.append(Headline(kind, target, self.best(kind, target, SCOPE_CLASSIC),
                                 min(constrained, key=lambda r: r.upper) if constrained else None))
         return out
+
+
 # ---------------------------------------------------------------------------
 # JSON
 

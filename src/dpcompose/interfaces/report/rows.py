@@ -29,6 +29,7 @@ from .records import (
     jsonable,
 )
 
+
 #: sanity thresholds: a composition above this epsilon, or one mechanism alone above
 #: the second, is reported as implausible before long work starts
 IMPLAUSIBLE_TOTAL_EPSILON = 100.0
@@ -36,6 +37,8 @@ IMPLAUSIBLE_MECHANISM_EPSILON = 50.0
 
 Progress = Callable[[str], None]
 Warn = Callable[[str], None]
+
+
 def report_options(options: dict[str, dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
     """Per-method options for a report: the caller's, else each method's registered
     ``report_defaults`` (:class:`~dpcompose.methods.registry.MethodInfo`; only keys the
