@@ -8,4 +8,9 @@ import sys as _sys
 
 from .research import divergences as _moved
 
+# its submodules too (the package imports them all), so dpcompose.divergences.renyi is the same module
+for _sub in ("validation", "renyi", "max_divergence", "hockey_stick", "loss", "claims", "mechanisms",
+             "kl_bounds"):
+    _sys.modules[f"{__name__}.{_sub}"] = getattr(_moved, _sub)
+
 _sys.modules[__name__] = _moved

@@ -8,8 +8,8 @@ import sys as _sys
 
 from .interfaces import report as _moved
 
-# its submodules too (the package imports all three), so dpcompose.report.model is the same module
-for _sub in ("model", "plot", "render"):
+# its submodules too (the package imports them all), so dpcompose.report.model is the same module
+for _sub in ("model", "records", "rows", "constrained", "plot", "render"):
     _sys.modules[f"{__name__}.{_sub}"] = getattr(_moved, _sub)
 
 _sys.modules[__name__] = _moved

@@ -1,6 +1,8 @@
 """Reports: every composition method side by side, for a plan or a list of mechanisms.
 
-- :mod:`.model` computes (:func:`build_report` for a plan, :func:`compare` for a list);
+- :mod:`.model` computes (:func:`build_report` for a plan, :func:`compare` for a list), with
+  :mod:`.records` (the data model, JSON), :mod:`.rows` (one row per method and target) and
+  :mod:`.constrained` (the parallel and hypothesis-DP rows);
 - :mod:`.render` shows: the 80-column table (:func:`render_table`) and the review
   document (:func:`to_markdown`, :func:`to_html`);
 - :mod:`.plot` draws epsilon against delta, delta against epsilon and epsilon against

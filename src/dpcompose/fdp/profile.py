@@ -1,0 +1,83 @@
+"""The privacy profile of a guarantee for a trade-off band: certified upper and lower
+``delta(eps)``, evaluated through the components of an "auto" guarantee that are tightest at
+a few probe epsilons (any subset of the components gives valid bounds).
+
+Moved out of :mod:`dpcompose.fdp` unchanged (issue 15).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..guarantee import CombinedGuarantee, Guarantee
+
+
+#: probe epsilons used to pick the components of an "auto" guarantee
+_PROBES = (0.0, 0.5, 2.0, 8.0)
+
+
+# ---------------------------------------------------------------------------
+# the profile of a guarantee, evaluated through its tightest components
+
+
+def _components(g: Guarantee) -> list[Guarantee]:
+    """The guarantees whose minimum ``g`` is: the components of an "auto" combination, also
+    inside a wrapper that behaves as the guarantee it wraps (``DPSGDGuarantee.inner``)."""
+    inner = getattr(g, "inner", None)
+    if isinstance(inner, Guarantee):
+        return _components(inner)
+    if isinstance(g, CombinedGuarantee):
+        return [c for comp in g.components for c in _components(comp)]
+    return [g]
+
+
+def _cover(comps: list[Guarantee], values: list[list[float]], better) -> list[Guarantee]:
+    """Components that matter at the probe points: the best at most probes first, then any
+    that beats every kept one somewhere by more than a relative 1e-9 (``better(a, b)``: a beats b)."""
+    arr = np.asarray(values, dtype=float)
+    order = sorted(range(len(comps)), key=lambda j: -sum(
+        all(not better(arr[o, p], arr[j, p]) for o in range(len(comps))) for p in range(arr.shape[1])))
+    kept = [order[0]]
+    for j in order[1:]:
+        if any(all(better(arr[j, p], arr[o, p]) for o in kept) for p in range(arr.shape[1])):
+            kept.append(j)
+    return [comps[j] for j in sorted(kept)]
+
+
+def _smaller(a: float, b: float) -> bool:
+    return a < b * (1.0 - 1e-9)
+
+
+def _larger(a: float, b: float) -> bool:
+    return a > b * (1.0 + 1e-9)
+
+
+class _Profile:
+    """Certified upper and lower privacy profiles of a guarantee, through chosen components."""
+
+    def __init__(self, g: Guarantee) -> None:
+        comps = _components(g)
+        self.upper_components = comps
+        self.lower_components = [c for c in comps if c.has_lower_bound]
+        if len(comps) > 1:
+            self.upper_components = _cover(comps, [[c.delta(e) for e in _PROBES] for c in comps],
+                                           _smaller)
+            if len(self.lower_components) > 1:
+                lows = self.lower_components
+                self.lower_components = _cover(
+                    lows, [[c.delta_lower(e) for e in _PROBES] for c in lows], _larger)
+        self.has_lower = bool(self.lower_components)
+        self.evaluations = 0
+
+    def upper(self, e: float) -> float:
+        self.evaluations += 1
+        return min(c.delta(e) for c in self.upper_components)
+
+    def lower(self, e: float) -> float:
+        if not self.has_lower:
+            return 0.0
+        return max(c.delta_lower(e) for c in self.lower_components)
+
+    def methods(self) -> dict[str, list[str]]:
+        return {"upper": [c.method for c in self.upper_components],
+                "lower": [c.method for c in self.lower_components]}
