@@ -28,13 +28,17 @@ from .pairs import DominatingPair, delta_atoms, rr_atoms
 from .renyi import _orders_arg, _round_up_curve
 from .rules import (
     DominanceKey,
+    Quotient,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    exact_pair,
     is_class_worst_case,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
+    zcdp_of_pure,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
@@ -191,6 +195,20 @@ def _(m: Any) -> float:
 @pure_epsilon.register(ApproxDP)
 def _(m: ApproxDP) -> float:
     return float(m.epsilon) if m.delta == 0.0 else math.inf
+
+
+@exact_pair.register(PureDP, RandomizedResponse, Exponential)
+def _(m: Any) -> tuple[Quotient, Quotient]:
+    return Quotient(m.epsilon), Quotient(0.0)
+
+
+@exact_pair.register(ApproxDP)
+def _(m: ApproxDP) -> tuple[Quotient, Quotient]:
+    return Quotient(m.epsilon), Quotient(m.delta)
+
+
+# eps^2 / 2 (Bun and Steinke, Prop. 1.4); ApproxDP with delta > 0 raises NoRuleError there
+zcdp_rho.register(PureDP, RandomizedResponse, Exponential, ApproxDP)(zcdp_of_pure)
 
 
 @renyi_curve.register(RandomizedResponse)
