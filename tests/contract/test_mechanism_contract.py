@@ -39,6 +39,7 @@ from dpcompose.representations import (
     RULES,
     DominatingPair,
     SubsampledPair,
+    accounted_as_class,
     all_syntax,
     approx_dp_profile,
     dominance_key,
@@ -377,6 +378,28 @@ def test_gdp_mu_bounds_the_profile(m):
         for e in EPSILONS:
             truth = mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
             assert profile(e) <= float(truth) * (1.0 + 1e-9) + 1e-15, e
+
+
+@ALL
+def test_accounted_as_class_means_the_class_profile(m):
+    """accounted_as_class(m): m's pair is its (eps, delta) class's, whose profile is
+    delta + (1 - delta)(e^eps - e^e)_+ / (1 + e^eps) (Kairouz, Oh and Viswanath, the
+    worst case of the class), here by quadrature of the pair (the direction coverage of
+    plan budgets relies on: a planned mechanism of kind dp dominates every member)."""
+    own = eps_delta_pair(m) if RULES["eps_delta_pair"].has(type(m)) else None
+    if own is None or not all(math.isfinite(x) for x in own):
+        assert not accounted_as_class(m)
+        return
+    eps, delta = own
+    pair = _pair_or_skip(m)
+    if type(m) in (dpc.Laplace, dpc.Gaussian):
+        assert not accounted_as_class(m)
+    worst = [delta + (1.0 - delta) * max(0.0, math.exp(eps) - math.exp(e)) / (1.0 + math.exp(eps)) for e in EPSILONS]
+    hockey = [_hockey(pair, e) for e in EPSILONS]
+    if accounted_as_class(m):
+        assert all(_close(h, w, rel=1e-9) for h, w in zip(hockey, worst)), (hockey, worst)
+    for h, w in zip(hockey, worst):
+        assert h <= w * (1.0 + 1e-9) + 1e-15  # every member is below its class's worst case
 
 
 def test_dominance_key_orders_profiles():

@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import DPComposeError, NoRuleError
-from ..mechanisms import ApproxDP, Mechanism, Subsampled
-from ..representations import Quotient, dominance_key, dominating_pair, eps_delta_pair, exact_pair, gdp_mu
+from ..mechanisms import Mechanism, Subsampled
+from ..representations import Quotient, accounted_as_class, dominance_key, exact_pair, gdp_mu
 from . import exact
 from .currencies import PLAN_CURRENCY, Currency, Groups, _written_floor, check_promise
 from .errors import LedgerError
@@ -108,17 +108,6 @@ def _asked(rule: Callable[[Mechanism], Any], m: Mechanism) -> Any:
         return None
 
 
-def _described_by_its_class(m: Mechanism) -> bool:
-    """Whether dpcompose's pair of ``m`` is the pair of its own (eps, delta) class (attained or
-    not): then every (eps', delta')-DP mechanism with eps' <= eps, delta' <= delta is dominated by it."""
-    own = _asked(eps_delta_pair, m)
-    pair = _asked(dominating_pair, m)
-    if own is None or pair is None or not all(math.isfinite(x) for x in own):
-        return False
-    cls = dominating_pair(ApproxDP(*own))
-    return bool(pair.atoms == cls.atoms and pair.segments == cls.segments)
-
-
 def unit_of(m: Mechanism) -> Unit | None:
     """The coverage description of a mechanism, or None (nothing covers it but itself).
 
@@ -138,7 +127,7 @@ def unit_of(m: Mechanism) -> Unit | None:
         if eps is None or delta is None:
             return None
         pair = (eps, delta)
-    if pair is not None and _described_by_its_class(m):
+    if pair is not None and accounted_as_class(m):
         return Unit("dp", pair, pair=pair)
     mu = _asked(gdp_mu, m)
     ratio = _quotient(mu) if mu is not None else (pair[0] if pair is not None and pair[1] == 0 else None)

@@ -73,7 +73,7 @@ del _family
 from .discrete_laplace import discrete_laplace_profile  # noqa: E402
 from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile  # noqa: E402
 from .laplace import laplace_profile  # noqa: E402
-from .pure import approx_dp_profile, pure_dp_profile  # noqa: E402
+from .pure import accounted_as_class, approx_dp_profile, pure_dp_profile  # noqa: E402
 
 __all__ = [
     "FAMILY_MODULES",
@@ -107,6 +107,7 @@ __all__ = [
     "syntax_of",
     "syntax_named",
     "pure_dp_profile",
+    "accounted_as_class",
     "approx_dp_profile",
     "laplace_profile",
     "gaussian_profile",

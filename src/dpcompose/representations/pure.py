@@ -42,7 +42,7 @@ from .rules import (
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
-__all__ = ["pure_dp_profile", "approx_dp_profile", "rdp_randomized_response", "rdp_pure_dp"]
+__all__ = ["pure_dp_profile", "approx_dp_profile", "rdp_randomized_response", "rdp_pure_dp", "accounted_as_class"]
 
 Profile = Callable[[float], float]
 
@@ -209,6 +209,27 @@ def _(m: ApproxDP) -> tuple[Quotient, Quotient]:
 
 # eps^2 / 2 (Bun and Steinke, Prop. 1.4); ApproxDP with delta > 0 raises NoRuleError there
 zcdp_rho.register(PureDP, RandomizedResponse, Exponential, ApproxDP)(zcdp_of_pure)
+
+
+def accounted_as_class(m: Any) -> bool:
+    """Whether dpcompose's pair of ``m`` is the pair of its own (eps, delta) class, attained or not.
+
+    True for ``PureDP``, ``RandomizedResponse``, ``Exponential``, ``ApproxDP`` (and classes
+    registered like them), false for e.g. ``Laplace``, whose pair is its own. Then every
+    (eps', delta')-DP mechanism with eps' <= eps and delta' <= delta is dominated by ``m``'s
+    pair (the class pair dominates every member of the class), and ``m`` is "given by its
+    (eps, delta)". Read from the rules (``eps_delta_pair``, ``dominating_pair``), with no
+    table of families; a mechanism lacking either rule is not.
+    """
+    try:
+        own = eps_delta_pair(m)
+        pair = dominating_pair(m)
+    except NoRuleError:
+        return False
+    if own is None or not all(math.isfinite(x) for x in own) or not isinstance(pair, DominatingPair):
+        return False  # no finite pair, or an amplified pair (SubsampledPair): not the class's
+    cls = dominating_pair(ApproxDP(*own))
+    return bool(pair.atoms == cls.atoms and pair.segments == cls.segments)
 
 
 @renyi_curve.register(RandomizedResponse)
