@@ -52,7 +52,6 @@ from fractions import Fraction
 from typing import Any, Callable, Generic, TypeVar
 
 from .._numerics.rounding import frac_up
-
 from ..errors import NoRuleError
 from ..mechanisms import Mechanism, describe
 
@@ -111,10 +110,10 @@ class Rule(Generic[T]):
             return None
         to_equivalent = eq.to_equivalent
 
-        def delegated(m: Mechanism, *args: Any, **kwargs: Any) -> T:
+        def via_equivalent(m: Mechanism, *args: Any, **kwargs: Any) -> T:
             return self(to_equivalent(m), *args, **kwargs)
 
-        return delegated
+        return via_equivalent
 
     def register(self, *classes: type) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator: ``fn(mechanism, ...)`` is the rule for each of ``classes`` (exact types)."""
