@@ -47,6 +47,12 @@ def test_every_rule_is_the_equivalents(registered):
     for name, rule in RULES.items():
         if name in ("is_class_worst_case", "dominance_key"):
             continue
+        if not rule.delegated:  # exact rules read the parameters as given: never delegated
+            assert not rule.has(TwoLaplaces), name
+            with pytest.raises(NoRuleError) as info:
+                rule(m)
+            assert info.value.rule == name and "TwoLaplaces" in str(info.value)
+            continue
         assert rule.has(TwoLaplaces), name
         assert TwoLaplaces in rule.classes(), name
     assert RULES["pure_epsilon"](m) == RULES["pure_epsilon"](eq) == 0.5  # 2 / 4, exact

@@ -39,18 +39,22 @@ from dpcompose.representations import (
     RULES,
     DominatingPair,
     SubsampledPair,
+    accounted_as_class,
     all_syntax,
     approx_dp_profile,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    exact_pair,
     finite_pair,
+    gdp_mu,
     has_finite_pair,
     is_class_worst_case,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
     syntax_of,
+    zcdp_rho,
 )
 
 #: examples of every registered mechanism class (a new family adds its own)
@@ -328,6 +332,74 @@ def test_renyi_curve_is_never_below_the_pair(m):
             assert _close(tau, truth, rel=1e-6), (alpha, tau, truth)
         pe = pure_epsilon(m)
         assert tau <= pe * (1.0 + 1e-12) or math.isinf(pe)
+
+
+def _exact_or_skip(rule: Any, m: Any) -> Any:
+    if not rule.has(type(m)):
+        pytest.skip(f"no {rule.name} rule (checked by test_missing_rules_raise_no_rule_error)")
+    try:
+        return rule(m)
+    except NoRuleError as exc:  # refused for this member, with a reason (e.g. ApproxDP with delta > 0)
+        assert exc.rule == rule.name and type(m).__name__ in str(exc)
+        pytest.skip("refused with a reason")
+
+
+@ALL
+def test_exact_pair_is_the_eps_delta_pair(m):
+    eps, delta = _exact_or_skip(exact_pair, m)
+    own = eps_delta_pair(m)
+    assert own is not None
+    for q, x in ((eps, own[0]), (delta, own[1])):
+        assert q.upper() == x or (q.upper() >= x and _close(q.upper(), x, rel=1e-15, tiny=0.0))
+
+
+@ALL
+def test_zcdp_rho_bounds_the_renyi_divergence(m):
+    """rho-zCDP: D_alpha <= alpha rho at every order, against the pair by quadrature."""
+    rho = _exact_or_skip(zcdp_rho, m).upper()
+    if not RULES["dominating_pair"].has(type(m)) or type(m) is dpc.ZCDP:
+        for alpha, tau in zip(ORDERS, renyi_curve(m, list(ORDERS))):
+            assert tau <= alpha * rho * (1.0 + 1e-12)  # ZCDP: its curve is rho alpha by definition
+        return
+    pair = _pair_or_skip(m)
+    for alpha in ORDERS:
+        assert _renyi(pair, alpha) <= alpha * rho * (1.0 + 1e-8) + 1e-13, alpha
+
+
+@ALL
+def test_gdp_mu_bounds_the_profile(m):
+    """mu-GDP: the profile is at most the Gaussian's, delta_mu(e) = Phi(-e/mu + mu/2) - e^e Phi(-e/mu - mu/2)
+    (Dong, Roth and Su, Cor. 2.13), here by mpmath at 40 digits."""
+    import mpmath as mp
+
+    mu = mp.mpf(_exact_or_skip(gdp_mu, m).upper())
+    profile = privacy_profile(m)
+    with mp.workdps(40):
+        for e in EPSILONS:
+            truth = mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+            assert profile(e) <= float(truth) * (1.0 + 1e-9) + 1e-15, e
+
+
+@ALL
+def test_accounted_as_class_means_the_class_profile(m):
+    """accounted_as_class(m): m's pair is its (eps, delta) class's, whose profile is
+    delta + (1 - delta)(e^eps - e^e)_+ / (1 + e^eps) (Kairouz, Oh and Viswanath, the
+    worst case of the class), here by quadrature of the pair (the direction coverage of
+    plan budgets relies on: a planned mechanism of kind dp dominates every member)."""
+    own = eps_delta_pair(m) if RULES["eps_delta_pair"].has(type(m)) else None
+    if own is None or not all(math.isfinite(x) for x in own):
+        assert not accounted_as_class(m)
+        return
+    eps, delta = own
+    pair = _pair_or_skip(m)
+    if type(m) in (dpc.Laplace, dpc.Gaussian):
+        assert not accounted_as_class(m)
+    worst = [delta + (1.0 - delta) * max(0.0, math.exp(eps) - math.exp(e)) / (1.0 + math.exp(eps)) for e in EPSILONS]
+    hockey = [_hockey(pair, e) for e in EPSILONS]
+    if accounted_as_class(m):
+        assert all(_close(h, w, rel=1e-9) for h, w in zip(hockey, worst)), (hockey, worst)
+    for h, w in zip(hockey, worst):
+        assert h <= w * (1.0 + 1e-9) + 1e-15  # every member is below its class's worst case
 
 
 def test_dominance_key_orders_profiles():

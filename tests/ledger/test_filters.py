@@ -175,6 +175,25 @@ def test_zcdp_of_pure_dp_is_eps_squared_over_two():
     assert F(rho) == 3 * Fraction(1, 4) ** 2 / 2
 
 
+@given(rho=st.floats(min_value=1e-9, max_value=1e3), k=st.integers(min_value=1, max_value=10**6))
+def test_a_zcdp_mechanism_costs_its_rho_as_written(rho, k):
+    """A rho-zCDP mechanism costs rho (the rule zcdp_rho; rho adds up under composition,
+    Bun and Steinke 2016), the decimal written, exactly."""
+    (cost,) = create_currency("zcdp", 1.0, 1e-6).cost(((dpc.ZCDP(rho), k),), None)
+    assert F(cost) == k * F(repr(rho))
+
+
+@pytest.mark.parametrize("currency", ["pure", "zcdp", "gdp"])
+def test_families_without_exact_rules_are_refused(currency):
+    """A group's (or tree aggregation's) equivalent mechanism has computed parameters, not
+    the parameters as written: the exact rules are not delegated, so these currencies refuse."""
+    cur = create_currency(currency, 1.0, 0.0 if currency == "pure" else 1e-6)
+    for m in (dpc.Group(dpc.Laplace(1.0), 2), dpc.TreeAggregation(4.0, 100)):
+        with pytest.raises(LedgerError) as err:
+            cur.cost(((m, 1),), None)
+        assert err.value.field == "mechanism"
+
+
 def test_rdp_costs_are_the_curve_rounded_up():
     """A Gaussian's Renyi curve is alpha mu^2 / 2 (Mironov 2017, Table II)."""
     cur = create_currency("rdp", 1.0, 1e-6)
@@ -278,6 +297,8 @@ def test_promises_out_of_range_are_refused_with_the_field():
     ("advanced", dpc.Gaussian(sigma=1.0), "delta", "delta share"),
     ("rdp", dpc.ApproxDP(0.1, 1e-7), "mechanism", "approx"),
     ("pure", dpc.PureDP(math.inf), "mechanism", "pure"),
+    ("gdp", dpc.ZCDP(0.5), "mechanism", "rdp"),
+    ("pure", dpc.ZCDP(0.5), "mechanism", "zcdp"),
 ])
 def test_inexpressible_mechanisms_are_refused(currency, mechanism, field, hint):
     cur = create_currency(currency, 1.0, 0.0 if currency == "pure" else 1e-6)

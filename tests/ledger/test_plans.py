@@ -8,6 +8,7 @@ PostgreSQL (tests/ledger/pg.py) for the store paths.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -297,6 +298,28 @@ def test_covered_mechanisms_have_smaller_profiles(k1, a1, b1, k2, a2, b2):
         return
     for e in (0, 0.01, 0.1, 0.3, 1, 2, 5):
         assert _profile(charged, e) <= _profile(planned, e) + mp.mpf("1e-25"), (planned, charged, e)
+
+
+def test_coverage_kinds_come_from_the_rules():
+    """No table of families in plans.py: a class accounted like PureDP (register_like) is of
+    kind dp, covered by pure(eps) and covering what pure(eps) covers; removing its rules
+    leaves it uncovered (only itself)."""
+    from dpcompose.representations import RULES, register_like
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class MyPure(dpc.PureDP):
+        pass
+
+    register_like(MyPure, dpc.PureDP)
+    try:
+        mine = unit_of(MyPure(0.1))
+        assert mine is not None and mine.kind == "dp" and mine.params == (Fraction(1, 10), Fraction(0))
+        assert covers(unit_of(dpc.PureDP(0.1)), mine) and covers(mine, unit_of(dpc.Laplace(scale=10.0)))
+        assert not covers(mine, unit_of(dpc.PureDP(0.2)))
+    finally:
+        for rule in RULES.values():
+            rule._impl.pop(MyPure, None)
+    assert unit_of(MyPure(0.1)) is None  # no rules: nothing to compare (exact types, no inheritance)
 
 
 def test_coverage_rules():

@@ -330,7 +330,8 @@ class Zcdp(Currency):
     r"""zCDP: the sum of rho.
 
     Costs: a Gaussian rho = Delta^2 / (2 sigma^2); an eps-DP mechanism rho = eps^2 / 2
-    (Bun and Steinke 2016, Props. 1.6 and 1.4). The limit is the larger of two valid
+    (Bun and Steinke 2016, Props. 1.6 and 1.4); a ``ZCDP(rho)`` mechanism rho (the
+    rule :data:`~dpcompose.representations.zcdp_rho`). The limit is the larger of two valid
     ones: the largest rho whose conversion (Canonne, Kamath and Steinke 2020, Prop. 12,
     minimised over the dense default grid of orders) gives at most epsilon at delta, and
     Bun and Steinke's closed form (Prop. 1.3; better for tiny epsilon, whose best order

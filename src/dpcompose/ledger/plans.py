@@ -41,10 +41,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from ..errors import DPComposeError
-from ..mechanisms import ApproxDP, Exponential, Gaussian, Laplace, Mechanism, PureDP, RandomizedResponse, Subsampled
+from ..errors import DPComposeError, NoRuleError
+from ..mechanisms import Mechanism, Subsampled
+from ..representations import Quotient, accounted_as_class, dominance_key, exact_pair, gdp_mu
 from . import exact
 from .currencies import PLAN_CURRENCY, Currency, Groups, _written_floor, check_promise
 from .errors import LedgerError
@@ -67,20 +68,22 @@ MAX_PLAN_CHARS = 1_000_000
 
 @dataclass(frozen=True)
 class Unit:
-    """What coverage compares: a kind, exact parameters (larger is less private), sampling."""
+    """What coverage compares: a kind, exact parameters (larger is less private), sampling.
 
-    kind: str                                   # "laplace" | "gaussian" | "dp"
-    params: tuple[Fraction, ...]                # laplace: (D/b,); gaussian: (D/s,); dp: (eps, delta)
+    ``kind`` is ``"dp"`` for a mechanism described by the pair of its (eps, delta) class
+    (params ``(eps, delta)``), else its dominance family (``"laplace"``: params ``(D/b,)``,
+    ``"gaussian"``: ``(D/s,)``); ``pair`` is its own (eps, delta), if any.
+    """
+
+    kind: str
+    params: tuple[Fraction, ...]
     sampling: tuple[str, Fraction] | None = None
+    pair: tuple[Fraction, Fraction] | None = None
 
     @property
     def dp_pair(self) -> tuple[Fraction, Fraction] | None:
         """The pure / approximate DP description (eps, delta), if any."""
-        if self.kind == "laplace":
-            return self.params[0], Fraction(0)
-        if self.kind == "dp":
-            return self.params[0], self.params[1]
-        return None
+        return self.pair
 
 
 def _written(x: float) -> Fraction | None:
@@ -88,26 +91,50 @@ def _written(x: float) -> Fraction | None:
     return Fraction(exact.param(x)) if math.isfinite(x) else None
 
 
+def _quotient(q: Quotient) -> Fraction | None:
+    """A rule's exact quotient, each parameter as written (None: infinite, or a computed inner number)."""
+    if isinstance(q.num, Quotient):
+        return None
+    num, den = _written(q.num), _written(q.den)
+    if num is None or den is None:
+        return None
+    return q.scale * (num / den) ** q.power
+
+
+def _asked(rule: Callable[[Mechanism], Any], m: Mechanism) -> Any:
+    try:
+        return rule(m)
+    except NoRuleError:
+        return None
+
+
 def unit_of(m: Mechanism) -> Unit | None:
-    """The coverage description of a mechanism, or None (nothing covers it but itself)."""
-    if isinstance(m, Subsampled):
+    """The coverage description of a mechanism, or None (nothing covers it but itself).
+
+    From the rules (exact_pair, gdp_mu, dominance_key, the pair): a mechanism described by
+    its (eps, delta) class is of kind ``dp``; one with a one-parameter dominance family
+    (``laplace``, ``gaussian``) is compared within it by its exact mu (gdp_mu) or pure eps.
+    """
+    if isinstance(m, Subsampled):  # the wrapper's structure (a type test, not a ladder over families)
         inner, rate = unit_of(m.mechanism), _written(m.rate)
         if inner is None or inner.sampling is not None or rate is None:
             return None
-        return Unit(inner.kind, inner.params, (m.scheme, rate))
-    if isinstance(m, (Laplace, Gaussian)):
-        noise = m.scale if isinstance(m, Laplace) else m.sigma
-        d, s = _written(m.sensitivity), _written(noise)
-        if d is None or s is None:
-            return None
-        return Unit("laplace" if isinstance(m, Laplace) else "gaussian", (d / s,))
-    if isinstance(m, (PureDP, RandomizedResponse, Exponential, ApproxDP)):
-        eps = _written(m.epsilon)
-        delta = _written(m.delta) if isinstance(m, ApproxDP) else Fraction(0)
+        return Unit(inner.kind, inner.params, (m.scheme, rate), inner.pair)
+    quotients = _asked(exact_pair, m)
+    pair = None
+    if quotients is not None:
+        eps, delta = (_quotient(q) for q in quotients)
         if eps is None or delta is None:
             return None
-        return Unit("dp", (eps, delta))
-    return None
+        pair = (eps, delta)
+    if pair is not None and accounted_as_class(m):
+        return Unit("dp", pair, pair=pair)
+    mu = _asked(gdp_mu, m)
+    ratio = _quotient(mu) if mu is not None else (pair[0] if pair is not None and pair[1] == 0 else None)
+    key = _asked(dominance_key, m)
+    if ratio is None or key is None or len(key.params) != 1:
+        return None
+    return Unit(key.family, (ratio,), pair=pair)
 
 
 def covers(planned: Unit, charged: Unit) -> bool:

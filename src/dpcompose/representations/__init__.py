@@ -20,7 +20,9 @@ family that registers *all* of its rules:
 The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
 :data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
 ``optimal`` and hypothesis DP's exact enumeration through :func:`finite_pair`),
-:data:`pure_epsilon`, :data:`renyi_curve`, :data:`dominance_key`, and the mechanism
+:data:`pure_epsilon`, :data:`renyi_curve`, :data:`dominance_key`, the exact descriptions
+:data:`exact_pair`, :data:`zcdp_rho`, :data:`gdp_mu` (a :class:`Quotient` of the parameters
+as given; read by the ledger), and the mechanism
 syntax (:mod:`.syntax`: expression name, parameters, calibration parameter). A family
 exactly as private as another mechanism registers once with :func:`register_equivalent`. A
 mechanism whose class registered no implementation of a rule gets
@@ -41,16 +43,21 @@ from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair
 from .rules import (
     RULES,
     DominanceKey,
+    Quotient,
     Rule,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    exact_pair,
+    gdp_mu,
     is_class_worst_case,
     privacy_profile,
     pure_epsilon,
     register_equivalent,
     register_like,
     renyi_curve,
+    zcdp_of_pure,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax_of
 
@@ -66,7 +73,7 @@ del _family
 from .discrete_laplace import discrete_laplace_profile  # noqa: E402
 from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile  # noqa: E402
 from .laplace import laplace_profile  # noqa: E402
-from .pure import approx_dp_profile, pure_dp_profile  # noqa: E402
+from .pure import accounted_as_class, approx_dp_profile, pure_dp_profile  # noqa: E402
 
 __all__ = [
     "FAMILY_MODULES",
@@ -77,6 +84,11 @@ __all__ = [
     "pure_epsilon",
     "renyi_curve",
     "dominance_key",
+    "exact_pair",
+    "zcdp_rho",
+    "gdp_mu",
+    "zcdp_of_pure",
+    "Quotient",
     "register_like",
     "register_equivalent",
     "finite_pair",
@@ -95,6 +107,7 @@ __all__ = [
     "syntax_of",
     "syntax_named",
     "pure_dp_profile",
+    "accounted_as_class",
     "approx_dp_profile",
     "laplace_profile",
     "gaussian_profile",

@@ -11,6 +11,7 @@ Table II). A Gaussian has no (epsilon, delta) pair of its own and no pure epsilo
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -24,12 +25,15 @@ from .pairs import DominatingPair, PairSegment
 from .renyi import _orders_arg
 from .rules import (
     DominanceKey,
+    Quotient,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    gdp_mu,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
@@ -233,6 +237,18 @@ def _(m: Gaussian, orders: Any = None) -> np.ndarray:
 @dominance_key.register(Gaussian)
 def _(m: Gaussian) -> DominanceKey:
     return DominanceKey("gaussian", (m.mu,), size=5.0 * m.mu)
+
+
+@gdp_mu.register(Gaussian)
+def _(m: Gaussian) -> Quotient:
+    # mu = Delta / sigma: the pair N(0, 1) vs N(mu, 1) (Dong, Roth and Su, Thm 2.7)
+    return Quotient(m.sensitivity, m.sigma)
+
+
+@zcdp_rho.register(Gaussian)
+def _(m: Gaussian) -> Quotient:
+    # rho = Delta^2 / (2 sigma^2) (Bun and Steinke, "Concentrated Differential Privacy", TCC 2016, Prop. 1.6)
+    return Quotient(m.sensitivity, m.sigma, power=2, scale=Fraction(1, 2))
 
 
 def _initial_sigma(epsilon: float, delta: float, count: int, rate: float | None, s: float) -> float:

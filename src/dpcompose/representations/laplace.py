@@ -22,12 +22,16 @@ from .pairs import DominatingPair, PairAtom, PairSegment
 from .renyi import _log_g, _orders_arg, _round_up_curve
 from .rules import (
     DominanceKey,
+    Quotient,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    exact_pair,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
+    zcdp_of_pure,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
@@ -134,6 +138,14 @@ def _(m: Laplace, orders: Any = None) -> np.ndarray:
 @dominance_key.register(Laplace)
 def _(m: Laplace) -> DominanceKey:
     return DominanceKey("laplace", (m.epsilon,))
+
+
+@exact_pair.register(Laplace)
+def _(m: Laplace) -> tuple[Quotient, Quotient]:
+    return Quotient(m.sensitivity, m.scale), Quotient(0.0)  # epsilon = Delta / b, exactly
+
+
+zcdp_rho.register(Laplace)(zcdp_of_pure)  # eps^2 / 2 (Bun and Steinke, Prop. 1.4)
 
 
 def _initial_scale(epsilon: float, delta: float, count: int, rate: float | None, s: float) -> float:

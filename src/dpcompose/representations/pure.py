@@ -28,17 +28,21 @@ from .pairs import DominatingPair, delta_atoms, rr_atoms
 from .renyi import _orders_arg, _round_up_curve
 from .rules import (
     DominanceKey,
+    Quotient,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
+    exact_pair,
     is_class_worst_case,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
+    zcdp_of_pure,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
-__all__ = ["pure_dp_profile", "approx_dp_profile", "rdp_randomized_response", "rdp_pure_dp"]
+__all__ = ["pure_dp_profile", "approx_dp_profile", "rdp_randomized_response", "rdp_pure_dp", "accounted_as_class"]
 
 Profile = Callable[[float], float]
 
@@ -191,6 +195,41 @@ def _(m: Any) -> float:
 @pure_epsilon.register(ApproxDP)
 def _(m: ApproxDP) -> float:
     return float(m.epsilon) if m.delta == 0.0 else math.inf
+
+
+@exact_pair.register(PureDP, RandomizedResponse, Exponential)
+def _(m: Any) -> tuple[Quotient, Quotient]:
+    return Quotient(m.epsilon), Quotient(0.0)
+
+
+@exact_pair.register(ApproxDP)
+def _(m: ApproxDP) -> tuple[Quotient, Quotient]:
+    return Quotient(m.epsilon), Quotient(m.delta)
+
+
+# eps^2 / 2 (Bun and Steinke, Prop. 1.4); ApproxDP with delta > 0 raises NoRuleError there
+zcdp_rho.register(PureDP, RandomizedResponse, Exponential, ApproxDP)(zcdp_of_pure)
+
+
+def accounted_as_class(m: Any) -> bool:
+    """Whether dpcompose's pair of ``m`` is the pair of its own (eps, delta) class, attained or not.
+
+    True for ``PureDP``, ``RandomizedResponse``, ``Exponential``, ``ApproxDP`` (and classes
+    registered like them), false for e.g. ``Laplace``, whose pair is its own. Then every
+    (eps', delta')-DP mechanism with eps' <= eps and delta' <= delta is dominated by ``m``'s
+    pair (the class pair dominates every member of the class), and ``m`` is "given by its
+    (eps, delta)". Read from the rules (``eps_delta_pair``, ``dominating_pair``), with no
+    table of families; a mechanism lacking either rule is not.
+    """
+    try:
+        own = eps_delta_pair(m)
+        pair = dominating_pair(m)
+    except NoRuleError:
+        return False
+    if own is None or not all(math.isfinite(x) for x in own) or not isinstance(pair, DominatingPair):
+        return False  # no finite pair, or an amplified pair (SubsampledPair): not the class's
+    cls = dominating_pair(ApproxDP(*own))
+    return bool(pair.atoms == cls.atoms and pair.segments == cls.segments)
 
 
 @renyi_curve.register(RandomizedResponse)

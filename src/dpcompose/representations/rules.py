@@ -29,15 +29,29 @@ The rules (each family file in this package registers all of those it has):
 - :data:`dominance_key` -- the family and parameters under which mechanisms are ordered
   by dominance (hypothesis DP's worst-case search), :class:`DominanceKey`.
 
+Three rules give a standard description *exactly*, as a :class:`Quotient` of the
+mechanism's parameters as given, so that the reader does the arithmetic at its own
+precision and rounding (the ledger reads each parameter as the decimal written):
+
+- :data:`exact_pair` -- the (epsilon, delta) of pure / approximate DP;
+- :data:`zcdp_rho` -- the rho of rho-zCDP;
+- :data:`gdp_mu` -- the mu of mu-GDP, where it is a closed form of the parameters.
+
+They are not delegated by :func:`register_equivalent`: an equivalent mechanism's
+parameters are computed (rounded) numbers, not the parameters as given.
+
 Privacy profile convention: :math:`\delta(\varepsilon) = \sup_{x \sim x'}
 H_{e^\varepsilon}(M(x) \| M(x'))` with :math:`H_\gamma(P\|Q) = \int (p - \gamma q)_+`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable, Generic, TypeVar
 
+from .._numerics.rounding import frac_up
 from ..errors import NoRuleError
 from ..mechanisms import Mechanism, describe
 
@@ -52,8 +66,13 @@ __all__ = [
     "pure_epsilon",
     "renyi_curve",
     "dominance_key",
+    "Quotient",
+    "exact_pair",
+    "zcdp_rho",
+    "gdp_mu",
     "register_like",
     "register_equivalent",
+    "zcdp_of_pure",
 ]
 
 T = TypeVar("T")
@@ -68,14 +87,17 @@ class Rule(Generic[T]):
         default: the answer for classes that registered nothing, where one is safe
             (e.g. ``False`` for :data:`is_class_worst_case`); without it they raise
             :class:`~dpcompose.errors.NoRuleError`.
+        delegated: whether :func:`register_equivalent` delegates it (``False`` for the
+            rules that read the parameters as given).
     """
 
     _NO_DEFAULT: Any = object()
 
-    def __init__(self, name: str, needed_by: str, default: Any = _NO_DEFAULT) -> None:
+    def __init__(self, name: str, needed_by: str, default: Any = _NO_DEFAULT, *, delegated: bool = True) -> None:
         self.name = name
         self.needed_by = needed_by
         self._default = default
+        self.delegated = delegated
         self._impl: dict[type, Callable[..., T]] = {}
 
     def _lookup(self, cls: type) -> Callable[..., T] | None:
@@ -84,14 +106,14 @@ class Rule(Generic[T]):
         if fn is not None:
             return fn
         eq = _EQUIVALENTS.get(cls)
-        if eq is None or self.name in eq.without:
+        if eq is None or not self.delegated or self.name in eq.without:
             return None
         to_equivalent = eq.to_equivalent
 
-        def delegated(m: Mechanism, *args: Any, **kwargs: Any) -> T:
+        def via_equivalent(m: Mechanism, *args: Any, **kwargs: Any) -> T:
             return self(to_equivalent(m), *args, **kwargs)
 
-        return delegated
+        return via_equivalent
 
     def register(self, *classes: type) -> Callable[[Callable[..., T]], Callable[..., T]]:
         """Decorator: ``fn(mechanism, ...)`` is the rule for each of ``classes`` (exact types)."""
@@ -158,6 +180,45 @@ class DominanceKey:
     size: float = 1.0
 
 
+@dataclass(frozen=True)
+class Quotient:
+    r"""An exact number :math:`c\,(a/b)^p`: ``scale * (num / den) ** power``.
+
+    ``num`` and ``den`` are parameters of the mechanism as given (floats), or ``num`` is
+    another ``Quotient``: a computed number that the reader evaluates first and rounds
+    up (an intermediate rounding point), e.g. the epsilon of a Laplace mechanism inside
+    its zCDP rho :math:`\varepsilon^2/2`.
+
+    Attributes:
+        num: a parameter (a float, possibly infinite) or an inner quotient.
+        den: a parameter (a float > 0).
+        power: a whole exponent >= 1.
+        scale: an exact rational factor > 0.
+    """
+
+    num: "float | Quotient"
+    den: float = 1.0
+    power: int = 1
+    scale: Fraction = Fraction(1)
+
+    def squared(self) -> "Quotient":
+        """This number squared, exactly."""
+        return Quotient(self.num, self.den, 2 * self.power, self.scale ** 2)
+
+    def upper(self) -> float:
+        """The value as a float, rounded up (each parameter at its binary value; inf if one is).
+
+        Guarantee:
+            never below the exact value: exact rational arithmetic, one rounding up at
+            the end (and one at each inner quotient, also up: the number is increasing in
+            ``num``).
+        """
+        num = self.num.upper() if isinstance(self.num, Quotient) else self.num
+        if math.isinf(num) or math.isinf(self.den):
+            return math.inf
+        return frac_up(self.scale * (Fraction(num) / Fraction(self.den)) ** self.power)
+
+
 eps_delta_pair: Rule[tuple[float, float] | None] = Rule(
     "eps_delta_pair", "the closed-form theorems and method 'optimal'")
 privacy_profile: Rule[Callable[[float], float]] = Rule(
@@ -168,11 +229,38 @@ dominating_pair: Rule[Any] = Rule(
 pure_epsilon: Rule[float] = Rule("pure_epsilon", "method 'rdp' (the order alpha = inf)")
 renyi_curve: Rule[Any] = Rule("renyi_curve", "method 'rdp'")
 dominance_key: Rule[DominanceKey] = Rule("dominance_key", "hypothesis DP's dominance order")
+exact_pair: Rule[tuple[Quotient, Quotient]] = Rule(
+    "exact_pair", "the ledger (costs of the parameters as written)", delegated=False)
+zcdp_rho: Rule[Quotient] = Rule("zcdp_rho", "the ledger's zcdp currency", delegated=False)
+gdp_mu: Rule[Quotient] = Rule("gdp_mu", "the ledger's gdp currency", delegated=False)
 
 #: every rule, by name (the mechanism contract suite walks them)
 RULES: dict[str, Rule[Any]] = {r.name: r for r in (
     eps_delta_pair, privacy_profile, is_class_worst_case, dominating_pair, pure_epsilon,
-    renyi_curve, dominance_key)}
+    renyi_curve, dominance_key, exact_pair, zcdp_rho, gdp_mu)}
+
+
+def zcdp_of_pure(m: Mechanism) -> Quotient:
+    r"""The rho of an :math:`\varepsilon`-DP mechanism: :math:`\varepsilon^2/2` from its :data:`exact_pair`.
+
+    Guarantee:
+        :math:`\varepsilon`-DP implies :math:`\tfrac12\varepsilon^2`-zCDP (Bun and
+        Steinke, "Concentrated Differential Privacy: Simplifications, Extensions, and
+        Lower Bounds", TCC 2016, Prop. 1.4). Epsilon is an inner quotient (rounded up
+        before it is squared).
+
+    Raises:
+        NoRuleError: the mechanism's pair has delta > 0 (then no rho exists: a delta
+            atom has infinite Renyi divergence).
+    """
+    eps, delta = exact_pair(m)
+    if delta.upper() != 0.0:
+        raise NoRuleError(
+            f"zcdp_rho: {_name(m)} has delta > 0, and an (epsilon, delta) guarantee with delta > 0 implies no "
+            f"rho-zCDP for any rho; describe the mechanism itself (e.g. Gaussian or ZCDP) or use an "
+            f"(epsilon, delta) accounting (the ledger's approx or advanced currency).",
+            rule="zcdp_rho", mechanism=m)
+    return Quotient(eps, power=2, scale=Fraction(1, 2))
 
 
 @dataclass(frozen=True)

@@ -37,12 +37,14 @@ from ..mechanisms import ZCDP
 from .renyi import _orders_arg
 from .rules import (
     DominanceKey,
+    Quotient,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
+    zcdp_rho,
 )
 from .syntax import MechanismSyntax, Parameter, register_syntax
 
@@ -181,6 +183,11 @@ def _(m: ZCDP, orders: Any = None) -> np.ndarray:
 @dominance_key.register(ZCDP)
 def _(m: ZCDP) -> DominanceKey:
     return DominanceKey("zcdp", (m.rho,), size=5.0 * math.sqrt(2.0 * m.rho))
+
+
+@zcdp_rho.register(ZCDP)
+def _(m: ZCDP) -> Quotient:
+    return Quotient(m.rho)
 
 
 register_syntax(MechanismSyntax(
