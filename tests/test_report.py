@@ -368,3 +368,19 @@ def test_displayed_upper_bound_just_above_a_rounding_step():
     assert R.fmt_upper(9.999951, "delta") == "10.000" and R.fmt_upper(4.77455) == "4.7746"
     # the double nearest 4.7746 lies above it, so its upper display is one step up
     assert R.fmt_upper(4.7746) == "4.7747" and R.fmt_lower(4.7746) == "4.7746"
+
+
+def test_assumption_for_mechanisms_given_by_their_eps_delta_reads_the_rules():
+    """The "given by (eps, delta)" assumption is stated exactly when some mechanism is accounted as its
+    (eps, delta) class (pure DP, randomized response, subsampled approximate DP), not for noise families."""
+    from dpcompose.interfaces.report.model import _assumptions
+
+    sentence = "Mechanisms given by (ε, δ)"
+    for mechs, expected in (
+        ([(dpc.PureDP(0.1), 3)], True),
+        ([(dpc.RandomizedResponse(1.0), 1)], True),
+        ([(dpc.Subsampled(dpc.ApproxDP(1.0, 1e-6), 0.1), 5)], True),
+        ([(dpc.Laplace(2.0), 3), (dpc.Gaussian(4.0), 2)], False),
+    ):
+        text = " ".join(_assumptions(mechs, None))
+        assert (sentence in text) is expected, (mechs, text)

@@ -318,7 +318,8 @@ _NORMS = {"Laplace": "L1", "Gaussian": "L2"}
 
 def _assumptions(mechs: list[tuple[Mechanism, int]], plan: Any | None) -> list[str]:
     from ...subsampling import composition_relation
-    from ...mechanisms import ApproxDP, Exponential, PureDP, RandomizedResponse, Subsampled
+    from ...mechanisms import Subsampled
+    from ...representations import accounted_as_class
 
     out = []
     try:
@@ -347,8 +348,8 @@ def _assumptions(mechs: list[tuple[Mechanism, int]], plan: Any | None) -> list[s
     out += seen[:6]
     if len(seen) > 6:
         out.append(f"... and {len(seen) - 6} more sensitivities (see the invocations).")
-    stated = (PureDP, ApproxDP, Exponential, RandomizedResponse)
-    if any(isinstance(m.mechanism if isinstance(m, Subsampled) else m, stated) for m, _ in mechs):
+    # "given by (eps, delta)": the mechanism's pair is its (eps, delta) class's (read from the rules)
+    if any(accounted_as_class(m.mechanism if isinstance(m, Subsampled) else m) for m, _ in mechs):
         out.append("Mechanisms given by (ε, δ) are taken to satisfy it for that relation, whatever "
                    "they do inside.")
     out.append("Mechanisms and their parameters are fixed in advance (this plan); each may see earlier "
