@@ -122,10 +122,20 @@ class _Progress:
 
 
 def main() -> None:
-    """Console-script entry point (``dpcompose``, ``python -m dpcompose``)."""
-    from .cli_app import app
+    """Console-script entry point (``dpcompose``, ``python -m dpcompose``).
+
+    The plain one-line queries run without building the typer application
+    (:mod:`dpcompose.interfaces.cli_fast`: same output and exit codes); the rest through typer.
+    """
+    import sys
+
+    from . import cli_fast
 
     try:
+        if cli_fast.run(sys.argv[1:]):
+            return
+        from .cli_app import app
+
         app(standalone_mode=True, prog_name="dpcompose")
     except SystemExit as exc:
         code = exc.code
