@@ -12,9 +12,13 @@ Cases (median of ``--repeat`` fresh interpreters, default 5; wall time of the wh
 Targets (issue 14): first closed-form / optimal query under 0.2 s, CLI query under 0.5 s,
 demo under 2 s, on an idle machine. ``--modules`` also lists, for the import and the CLI
 query, the heavy modules they load (scipy.signal, scipy.stats, matplotlib, pydantic, ...),
-which should be none that they do not use.
+which should be none that they do not use. ``--importtime`` lists the CLI query's costliest
+top-level imports (``python -X importtime``, cumulative). ``--against SRC`` also times every
+case with another checkout's ``src`` first on ``PYTHONPATH`` (e.g. ``git archive`` of an older
+commit), interleaved run by run, so that both medians see the same load.
 
 Run: python benchmarks/bench_cold_start.py [--repeat N] [--only NAME ...] [--modules]
+[--importtime] [--against SRC]
 """
 
 from __future__ import annotations
@@ -57,10 +61,34 @@ print(",".join(h for h in heavy if h in sys.modules))
 """
 
 
-def run_once(cmd: list[str], cwd: str) -> float:
+def run_once(cmd: list[str], cwd: str, src: str | None = None) -> float:
+    env = None if src is None else {**os.environ, "PYTHONPATH": os.path.abspath(src)}
     t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     return time.perf_counter() - t0
+
+
+def import_costs(top: int = 12) -> list[tuple[float, str]]:
+    """The CLI query's top-level imports by cumulative time (seconds), costliest first."""
+    code = "import dpcompose; from dpcompose.interfaces.cli import main; main()"
+    err = subprocess.run([PY, "-X", "importtime", "-c", code, *CASES["cli query"][1:]],
+                         capture_output=True, text=True).stderr
+    rows = []
+    for line in err.splitlines():
+        parts = line.split(":", 1)[-1].split("|")
+        if not line.startswith("import time:") or len(parts) != 3 or not parts[1].strip().isdigit():
+            continue
+        name = parts[2]
+        if len(name) - len(name.lstrip()) == 1:  # depth 0: "| name"
+            rows.append((int(parts[1]) / 1e6, name.strip()))
+    return sorted(rows, reverse=True)[:top]
+
+
+def _line(name: str, times: list[float]) -> str:
+    med = statistics.median(times)
+    target = TARGETS.get(name)
+    flag = "" if target is None else (f"  target {target:g} s" + ("" if med < target else "  (over)"))
+    return f"{med:6.3f} s   (min {min(times):.3f}, max {max(times):.3f}){flag}"
 
 
 def loaded_modules(name: str) -> str:
@@ -79,17 +107,28 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", nargs="*", default=None, choices=list(CASES))
     ap.add_argument("--modules", action="store_true")
+    ap.add_argument("--importtime", action="store_true")
+    ap.add_argument("--against", metavar="SRC", default=None)
     args = ap.parse_args()
     names = args.only or list(CASES)
     print(f"cold start, median of {args.repeat} fresh interpreters (python {sys.version.split()[0]}, "
           f"load average {os.getloadavg()[0]:.2f})")
     with tempfile.TemporaryDirectory() as cwd:
         for name in names:
-            times = [run_once(CASES[name], cwd) for _ in range(args.repeat)]
-            med = statistics.median(times)
-            target = TARGETS.get(name)
-            flag = "" if target is None else (f"  target {target:g} s" + ("" if med < target else "  (over)"))
-            print(f"  {name:<18} {med:6.3f} s   (min {min(times):.3f}, max {max(times):.3f}){flag}")
+            times: list[float] = []
+            other: list[float] = []
+            for _ in range(args.repeat):
+                times.append(run_once(CASES[name], cwd))
+                if args.against:
+                    other.append(run_once(CASES[name], cwd, args.against))
+            print(f"  {name:<18} {_line(name, times)}")
+            if args.against:
+                print(f"  {'  (--against)':<18} {_line(name, other)}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.importtime:
+        print("  the CLI query's costliest top-level imports (cumulative, one run):")
+        for sec, mod in import_costs():
+            print(f"    {sec:6.3f} s  {mod}")
     if args.modules:
         for name in ("import", "cli query"):
             print(f"  heavy modules after {name}: {loaded_modules(name)}")

@@ -288,13 +288,14 @@ class _Pointwise(Guarantee):
     by monotonicity of each component.
     """
 
-    __slots__ = ("components", "_reduce")
+    __slots__ = ("components", "_reduce", "_epsilons")
 
     def __init__(self, components: Sequence[Guarantee], name: str, reduce_upper: Callable,
                  provenance: Mapping[str, Any] | None) -> None:
         comps = tuple(components)
         self.components = comps
         self._reduce = reduce_upper
+        self._epsilons: dict[float, tuple[float, ...]] = {}
         lowers = [c for c in comps if c.has_lower_bound]
         super().__init__(
             name,
@@ -306,8 +307,21 @@ class _Pointwise(Guarantee):
             provenance=provenance,
         )
 
+    def _component_epsilons(self, delta: float) -> tuple[float, ...]:
+        """Each component's ``epsilon(delta)``, in order; computed once per delta.
+
+        The bound and the name of the component that gives it (:meth:`CombinedGuarantee.method_for`)
+        are asked together (the CLI, reports, calibration's check): one pld evaluation,
+        not two. The values are the components' own, so caching changes no number.
+        """
+        values = self._epsilons.get(delta)
+        if values is None:
+            values = tuple(c.epsilon(delta) for c in self.components)
+            self._epsilons[delta] = values
+        return values
+
     def _epsilon(self, delta: float) -> float:
-        return self._reduce(c.epsilon(delta) for c in self.components)
+        return self._reduce(self._component_epsilons(delta))
 
     def _delta(self, epsilon: float) -> float:
         return self._reduce(c.delta(epsilon) for c in self.components)
@@ -337,8 +351,9 @@ class CombinedGuarantee(_Pointwise):
 
     def method_for(self, delta: float) -> str:
         """The component method that gives the smallest epsilon at this delta."""
-        best = min(self.components, key=lambda c: c.epsilon(delta))
-        return best.method
+        values = self._component_epsilons(delta)
+        # the first smallest, as min(components, key=epsilon) picks
+        return self.components[values.index(min(values))].method
 
     @property
     def method(self) -> str:

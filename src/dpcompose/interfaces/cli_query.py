@@ -1,0 +1,458 @@
+"""The one-line queries ``epsilon`` and ``delta`` on a mechanism expression, and ``calibrate``
+(registered on :data:`dpcompose.interfaces.cli_common.app`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable, List, Optional, cast
+
+import typer
+from rich.markup import escape
+
+from .cli import _console, _Progress, _warn
+from .cli_common import (_DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option,
+                         _number, _write_plots, app)
+
+
+# ---------------------------------------------------------------------------
+# one-line queries
+
+
+def _parse(expr: str) -> list[Any]:
+    from .expressions import to_mechanisms
+
+    mechs = to_mechanisms(expr)
+    _refuse_zero_counts(expr, mechs)
+    return mechs
+
+
+def _refuse_zero_counts(expr: str, mechs: list[Any]) -> None:
+    from ..errors import InvalidParameterError
+
+    for m, k in mechs:
+        if k == 0:
+            from ..mechanisms import describe
+
+            raise InvalidParameterError(
+                f"{expr!r}: {describe(m)} runs 0 times (x 0), so it adds nothing. Remedy: remove the term, "
+                f"or give a count >= 1.")
+
+
+def _bound_line(kind: str, upper: Any, lower: Optional[float], method: str, target: str,
+                combined: bool = False) -> str:
+    from .report import fmt_lower
+
+    sym = "ε" if kind == "epsilon" else "δ"
+    s = f"{sym} ≤ {upper}  (certified upper bound, method {method}, at {target})"
+    if lower is not None:
+        src = "the largest of the applicable methods' lower bounds" if combined else "same method"
+        s += f"\n{sym} ≥ {fmt_lower(lower, kind)}  (certified lower bound, {src})"
+    return s
+
+
+def _winner(g: Any, kind: str, target: float) -> str:
+    from ..guarantee import CombinedGuarantee
+
+    if not isinstance(g, CombinedGuarantee):
+        return g.method
+    if kind == "epsilon":
+        return g.method_for(target)
+    return min(g.components, key=lambda c: c.delta(target)).method
+
+
+def _query(expr: str, kind: str, targets: list[float], method: Optional[List[str]], compare_all: bool,
+           as_json: bool, quiet: bool, verbose: bool, plot: Optional[Path], plot_kind: str,
+           plot_data: Optional[Path]) -> None:
+    from . import report as R
+    from ..compose import compose
+    from ..guarantee import CombinedGuarantee
+
+    pkind = _check_outputs(plot, plot_kind, plot_data)
+    methods = _methods_option(method, report_only=False) or ["auto"]
+    mechs = _parse(expr)
+    deltas = targets if kind == "epsilon" else []
+    epsilons = targets if kind == "delta" else []
+    for w in R.sanity_warnings(mechs, deltas or [1e-6]):
+        _warn(w)
+    if compare_all:
+        with _Progress(len(R.composition_methods()), quiet, "methods") as prog:
+            rep = R.compare(mechs, deltas=deltas, epsilons=epsilons, progress=prog,
+                            methods=None if methods == ["auto"] else methods)
+        _write_plots(rep, plot, pkind, plot_data, quiet, to_stderr=as_json)
+        if as_json:
+            typer.echo(R.to_json(rep))
+        else:
+            R.render_table(rep, _console(), verbose=verbose)
+        return
+    with _Progress(len(methods), quiet, "methods") as prog:
+        gs = []
+        for m in methods:
+            prog(m)
+            gs.append(compose(mechs, method=m))
+    results: list[dict[str, Any]] = []
+    for m, g in zip(methods, gs):
+        for x in targets:
+            lo, hi = g.epsilon_bounds(x) if kind == "epsilon" else g.delta_bounds(x)
+            results.append({"requested_method": m, "method": _winner(g, kind, x), "target": x, "upper": hi,
+                            "lower": lo if g.has_lower_bound else None,
+                            "combined": isinstance(g, CombinedGuarantee), "guarantee": g})
+    if plot is not None or plot_data is not None:
+        rep = R.from_guarantees(gs, mechs, deltas=deltas, epsilons=epsilons)
+        _write_plots(rep, plot, pkind, plot_data, quiet, to_stderr=as_json)
+    if as_json:
+        typer.echo(json.dumps(R.jsonable(_query_json(expr, kind, results)), indent=2, allow_nan=False))
+        return
+    if len(results) == 1:
+        r = results[0]
+        tgt = R.fmt_target(kind, r["target"])
+        typer.echo(_bound_line(kind, _upper_text(r["guarantee"], kind, r["target"], r["upper"]), r["lower"],
+                               r["method"], tgt, combined=r["combined"]))
+        return
+    _query_table(expr, kind, results)
+
+
+def _upper_text(g: Any, kind: str, target: float, upper: float) -> str:
+    """An upper bound's text: the exact decimal where the guarantee states it, else rounded up."""
+    from .report import exact_decimal, fmt_decimal, fmt_upper
+
+    dec = exact_decimal(g, kind, target, upper)
+    return fmt_decimal(dec) if dec is not None else fmt_upper(upper, kind)
+
+
+def _query_json(expr: str, kind: str, results: list[dict[str, Any]]) -> dict[str, Any]:
+    def one(r: dict[str, Any]) -> dict[str, Any]:
+        d: dict[str, Any] = {"method": r["method"], "requested_method": r["requested_method"]}
+        if kind == "epsilon":
+            d.update({"delta": r["target"], "epsilon_upper": r["upper"], "epsilon_lower": r["lower"]})
+        else:
+            d.update({"epsilon": r["target"], "delta_upper": r["upper"], "delta_lower": r["lower"]})
+        d["provenance"] = r["guarantee"].provenance
+        return d
+
+    if len(results) == 1:
+        return {"expression": expr, **one(results[0])}
+    return {"expression": expr, "results": [one(r) for r in results]}
+
+
+def _query_table(expr: str, kind: str, results: list[dict[str, Any]]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from .report import fmt_lower, fmt_target
+
+    sym = "ε" if kind == "epsilon" else "δ"
+    out = _console()
+    out.print(escape(expr))
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
+    t.add_column("at", no_wrap=True)
+    t.add_column("method", no_wrap=True)
+    t.add_column(f"{sym} upper", justify="right", no_wrap=True)
+    t.add_column(f"{sym} lower", justify="right", no_wrap=True)
+    for r in results:
+        name = r["method"] if r["requested_method"] == r["method"] else f"{r['requested_method']}: {r['method']}"
+        t.add_row(fmt_target(kind, r["target"]), escape(name),
+                  _upper_text(r["guarantee"], kind, r["target"], r["upper"]), fmt_lower(r["lower"], kind))
+    out.print(t)
+    auto = " · auto: the tightest method" if any(r["requested_method"] == "auto" for r in results) else ""
+    out.print(f"[dim]certified bounds: upper rounded up, lower down{auto}[/dim]")
+
+
+def _targets(option: str, values: List[float], check: Callable[..., float]) -> list[float]:
+    return list(dict.fromkeys(check(option, v) for v in values))
+
+
+@app.command()
+@_guard
+def epsilon(
+    expression: str = typer.Argument(..., help='Mechanisms, e.g. "laplace(scale=20) x 500".'),
+    delta: List[float] = typer.Option(..., "--delta", "-d", parser=_number("--delta"), metavar="FLOAT",
+                                      help="The delta at which to bound epsilon (0 <= delta <= 1); repeatable."),
+    method: Optional[List[str]] = typer.Option(None, "--method", "-m",
+                                               help="A method name (repeatable; case ignored), or auto "
+                                                    "(default) for the tightest."),
+    compare_all: bool = typer.Option(False, "--all", help="Show every method side by side."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help=_PLOT_HELP),
+    plot_kind: str = typer.Option("epsilon-delta", "--plot-kind", help=_KIND_HELP),
+    plot_data: Optional[Path] = typer.Option(None, "--plot-data", "--csv", help=_DATA_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --all: status, time and reasons."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+) -> None:
+    """Certified epsilon at a given delta, e.g. dpcompose epsilon "laplace(scale=20) x 500" --delta 1e-6."""
+    from .._validation import check_delta
+
+    targets = _targets("--delta", delta, functools.partial(check_delta, allow_one=True))
+    _query(expression, "epsilon", targets, method, compare_all, as_json, quiet, verbose, plot, plot_kind,
+           plot_data)
+
+
+@app.command()
+@_guard
+def delta(
+    expression: str = typer.Argument(..., help='Mechanisms, e.g. "gaussian(sigma=2) x 100".'),
+    epsilon: List[float] = typer.Option(..., "--epsilon", "-e", parser=_number("--epsilon"), metavar="FLOAT",
+                                        help="The epsilon at which to bound delta (>= 0); repeatable."),
+    method: Optional[List[str]] = typer.Option(None, "--method", "-m",
+                                               help="A method name (repeatable; case ignored), or auto "
+                                                    "(default) for the tightest."),
+    compare_all: bool = typer.Option(False, "--all", help="Show every method side by side."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help=_PLOT_HELP),
+    plot_kind: str = typer.Option("delta-epsilon", "--plot-kind", help=_KIND_HELP),
+    plot_data: Optional[Path] = typer.Option(None, "--plot-data", "--csv", help=_DATA_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="With --all: status, time and reasons."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+) -> None:
+    """Certified delta at a given epsilon, e.g. dpcompose delta "gaussian(sigma=2) x 100" --epsilon 1."""
+    from .._validation import check_epsilon
+
+    targets = _targets("--epsilon", epsilon, functools.partial(check_epsilon, allow_inf=True))
+    _query(expression, "delta", targets, method, compare_all, as_json, quiet, verbose, plot, plot_kind,
+           plot_data)
+
+
+@app.command()
+@_guard
+def calibrate(
+    target: str = typer.Argument(..., help='A template with one free noise parameter ("gaussian x 14062 @ '
+                                           'poisson(256/60000)"), an expression with a named free parameter '
+                                           '("gaussian(sigma=s) x 100 + laplace(scale=2*s) x 10"), or a plan '
+                                           'file PLAN.toml whose expressions use one.'),
+    epsilon: float = typer.Option(..., "--epsilon", "-e", parser=_number("--epsilon"), metavar="FLOAT",
+                                  help="Target epsilon (> 0)."),
+    delta: Optional[float] = typer.Option(None, "--delta", "-d", parser=_number("--delta"), metavar="FLOAT",
+                                          help="Target delta (0 <= delta < 1); default 0, or a plan's first "
+                                          "target delta."),
+    parameter: Optional[str] = typer.Option(None, "--parameter", "-p", help="The free parameter to solve "
+                                            "for (needed for plans and for expressions with several)."),
+    method: str = typer.Option("auto", "--method", "-m", help="Composition method used to certify "
+                               "(auto: the tightest, which tries every method and can take a minute; "
+                               "rdp or pld alone are faster; case ignored)."),
+    more_private: str = typer.Option("auto", "--more-private", help="Which way the parameter makes the "
+                                     "release more private: larger, smaller or auto (detected)."),
+    low: Optional[float] = typer.Option(None, "--min", help="Smallest value searched (default 1e-6; 1 for counts)."),
+    high: Optional[float] = typer.Option(None, "--max", help="Largest value searched (default 1e12)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help=_PLOT_HELP + " Draws the calibrated composition."),
+    plot_kind: str = typer.Option("epsilon-delta", "--plot-kind", help=_KIND_HELP),
+    plot_data: Optional[Path] = typer.Option(None, "--plot-data", "--csv", help=_DATA_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
+) -> None:
+    """The parameter meeting a target (epsilon, delta): noise, a rate, epochs, any free parameter.
+
+    The answer is checked by composing again: the reported epsilon at the target delta is
+    a certified upper bound that meets the target. The value shown is rounded toward more
+    privacy (up for noise), so the number you copy also meets the target.
+    """
+    from . import report as R
+    from .._validation import check_delta, check_epsilon
+    from ..errors import InvalidParameterError
+
+    check_epsilon("--epsilon", epsilon)
+    if epsilon <= 0:
+        raise InvalidParameterError("--epsilon = 0 cannot be met by adding finite noise; give a target > 0.")
+    if delta is not None:
+        check_delta("--delta", delta)
+    if more_private not in ("auto", "larger", "smaller"):
+        raise InvalidParameterError(f"--more-private = {more_private!r} is not larger, smaller or auto.")
+    pkind = _check_outputs(plot, plot_kind, plot_data)
+    names = _methods_option([method], report_only=False) if method != "auto" else None
+    method = names[0] if names else "auto"
+    is_plan = target.lower().endswith((".toml", ".json")) or Path(target).is_file()
+    with _Progress(1, quiet, "") as prog:
+        prog(f"calibration (method {method})")
+        if is_plan:
+            res = _calibrate_plan(Path(target), parameter, epsilon, delta, method, more_private, low, high)
+        else:
+            res = _calibrate_expression(target, parameter, epsilon, 0.0 if delta is None else delta,
+                                        method, more_private, low, high)
+    guarantee = res.pop("_guarantee", None)
+    mechs = res.pop("_mechanisms", None)
+    rep = res.pop("_report", None)
+    if plot is not None or plot_data is not None:
+        if rep is None:
+            title = f"{res['expression']}: calibrated {res['parameter']}"
+            rep = R.from_guarantees([guarantee], mechs, deltas=[res["delta_target"]], title=title)
+        _write_plots(rep, plot, pkind, plot_data, quiet, to_stderr=as_json)
+    if as_json:
+        typer.echo(json.dumps(R.jsonable(res), indent=2, allow_nan=False))
+        return
+    d = res["delta_target"]
+    how = res["calibrated_by"]
+    if res.get("more_private"):
+        how += f"; a {res['more_private']} {res['parameter']} is more private"
+    shown = (str(res["value"]) if isinstance(res["value"], int)
+             else R.fmt_noise(res["value"], res.get("more_private") or "larger"))
+    rounding = "" if isinstance(res["value"], int) or shown == repr(res["value"]) else \
+        (", rounded up" if (res.get("more_private") or "larger") == "larger" else ", rounded down")
+    what = res.get("expression") or res.get("plan")
+    out = _console()   # wraps at the terminal's width (issue 13)
+    for line in (f"{res['parameter']} = {shown}  (meets ε ≤ {epsilon:g} at δ = {d:g}{rounding})",
+                 f"calibrated by {how}",
+                 f"check: {what} gives ε ≤ {R.fmt_upper(res['epsilon_achieved'])} "
+                 f"(certified upper bound, method {res['method']}, at δ = {d:g})"):
+        out.print(line, markup=False)
+
+
+def _search_range(low: Optional[float], high: Optional[float], integer: bool) -> tuple[float, float]:
+    return (1.0 if integer else 1e-6) if low is None else low, 1e12 if high is None else high
+
+
+def _calibrate_expression(text: str, parameter: Optional[str], epsilon: float, delta: float, method: str,
+                          more_private: str, low: Optional[float], high: Optional[float]) -> dict[str, Any]:
+    """A template's one missing noise parameter, or a named free parameter, by calibration.calibrate."""
+    from ..calibration import calibrate as lib_calibrate
+    from ..errors import InvalidParameterError
+    from .expressions import bind, count_variables, format_expression, parse, to_mechanisms, variables
+
+    terms = parse(text)
+    names = sorted(variables(terms))
+    if not names:
+        if parameter is not None:
+            raise InvalidParameterError(
+                f"--parameter {parameter!r}: the expression has no named free parameter; write it "
+                f"into the expression, e.g. \"gaussian(sigma={parameter}) x 100\".")
+        return _calibrate_template(text, epsilon, delta, method, low, high)
+    if len(names) > 1:
+        raise InvalidParameterError(
+            f"{text!r} has several free parameters ({', '.join(names)}); calibration solves for one: "
+            f"give the others values in the expression, or use a plan file with [parameters].")
+    if parameter is None:
+        parameter = names[0]
+    if parameter not in names:
+        raise InvalidParameterError(
+            f"--parameter {parameter!r} is not a free parameter of {text!r} (it has {', '.join(names)}); "
+            f"name one with --parameter.")
+    integer = parameter in count_variables(terms)
+
+    def factory(x: float) -> list[Any]:
+        return to_mechanisms(bind(terms, {parameter: x}))
+
+    res = lib_calibrate(factory, epsilon=epsilon, delta=delta, method=method, more_private=more_private,
+                        integer=integer, search_range=_search_range(low, high, integer))
+    return _checked(res, format_expression(bind(terms, {parameter: res.parameter})), parameter, epsilon, delta)
+
+
+def _calibrate_template(text: str, epsilon: float, delta: float, method: str, low: Optional[float],
+                        high: Optional[float]) -> dict[str, Any]:
+    """Fill the one missing noise parameter of a template (a single term: the family form of
+    :func:`~dpcompose.calibration.calibrate`; several terms: its factory form)."""
+    from ..calibration import calibrate as lib_calibrate
+    from ..errors import InvalidParameterError
+    from .expressions import format_expression, parse
+
+    terms = parse(text)
+    free = [(i, t) for i, t in enumerate(terms) if t.missing]
+    if len(free) != 1 or free[0][1].kind not in ("laplace", "gaussian") or len(free[0][1].missing) != 1:
+        raise InvalidParameterError(
+            f"calibrate needs exactly one laplace or gaussian term without its noise parameter, e.g. "
+            f"\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"; got {text!r}.")
+    idx, term = free[0]
+    param = term.missing[0]
+
+    def filled(value: float) -> list[Any]:
+        out = list(terms)
+        out[idx] = term.with_params(**{param: value})
+        return out
+
+    search = _search_range(low, high, False)
+    if len(terms) == 1 and term.group is None:  # a group: the factory form builds the Group
+        kw: dict[str, Any] = {}
+        if term.sampling is not None:
+            kw["scheme"], kw["rate"] = term.sampling
+        sens = dict(term.params).get("sensitivity")
+        if sens is not None:
+            kw["sensitivity"] = sens
+        # the count has no free parameter: _calibrate_expression sends only such expressions here
+        res = lib_calibrate(term.kind, cast(int, term.count), epsilon=epsilon, delta=delta, method=method,
+                            search_range=search, **kw)
+    else:
+        res = lib_calibrate(lambda v: [(t.mechanism(), t.count) for t in filled(v)], epsilon=epsilon,
+                            delta=delta, method=method, more_private="larger", search_range=search)
+    return _checked(res, format_expression(filled(res.parameter)), param, epsilon, delta)
+
+
+def _checked(res: Any, expression: str, parameter: str, epsilon: float, delta: float) -> dict[str, Any]:
+    """The calibration result, composed again and checked against the target."""
+    from ..errors import CalibrationError
+
+    g = res.compose()
+    achieved = g.epsilon(delta)
+    if not achieved <= epsilon:
+        raise CalibrationError(
+            f"calibrated {parameter} = {res.parameter!r} gives epsilon = {achieved!r} > {epsilon!r} on "
+            f"re-checking; try another --method.")
+    method_for = getattr(g, "method_for", None)
+    return {"expression": expression, "parameter": parameter, "value": res.parameter,
+            "failing_value": res.failing_parameter, "more_private": res.more_private,
+            "epsilon_target": epsilon, "delta_target": delta, "epsilon_achieved": achieved,
+            "method": method_for(delta) if callable(method_for) else g.method,
+            "calibrated_by": "dpcompose.calibration.calibrate (ends on the passing side)",
+            "evaluations": res.evaluations, "provenance": g.provenance,
+            "_guarantee": g, "_mechanisms": list(res.mechanisms)}
+
+
+def _calibrate_plan(path: Path, parameter: Optional[str], epsilon: float, delta: Optional[float], method: str,
+                    more_private: str, low: Optional[float], high: Optional[float]) -> dict[str, Any]:
+    """Solve a plan's free parameter so that its report's tightest certified row meets the target."""
+    from pydantic import ValidationError
+
+    from . import report as R
+    from ..calibration import solve
+    from ..errors import InvalidParameterError
+    from .plan import PlanError, PlanSpec, parse_plan, plan_variables, read_plan_data
+
+    data = read_plan_data(path)
+    try:
+        spec = PlanSpec.model_validate(data)
+    except ValidationError:
+        parse_plan(data, source=str(path))  # raises PlanError naming every problem
+        raise
+    names, in_counts = plan_variables(spec)
+    if parameter is None:
+        if len(names) != 1:
+            raise InvalidParameterError(
+                f"{path}: name the free parameter to solve for with --parameter (the plan's expressions use "
+                f"{', '.join(sorted(names)) or 'none'}).")
+        parameter = next(iter(names))
+    if parameter not in names:
+        raise InvalidParameterError(
+            f"--parameter {parameter!r} is not used by any expression of {path} (they use "
+            f"{', '.join(sorted(names)) or 'no free parameter'}).")
+    d = spec.targets.deltas[0] if delta is None else delta
+    if d <= 0.0:
+        raise InvalidParameterError("--delta must be > 0 for a plan (its report's targets are deltas in (0, 1)).")
+    data = dict(data)
+    data["targets"] = {"deltas": [d]}
+    integer = parameter in in_counts
+    methods = None if method == "auto" else [method]
+    reports: dict[float, Any] = {}
+
+    def eps_of(x: float) -> float:
+        values = {**spec.parameters, parameter: x}
+        try:
+            p = parse_plan({**data, "parameters": values}, source=str(path))
+        except PlanError as exc:
+            raise InvalidParameterError(
+                f"{parameter} = {x!r} makes the plan invalid ({exc}); narrow the search with --min/--max "
+                f"to the parameter's valid range.") from None
+        ms = None if methods is None else methods + (["parallel"] if p.has_hypothesis_dp else [])
+        rep = R.build_report(p, methods=ms)
+        reports[x] = rep
+        best = rep.best("epsilon", d)
+        return math.inf if best is None else best.upper
+
+    res = solve(eps_of, epsilon=epsilon, search_range=_search_range(low, high, integer),
+                more_private=more_private, integer=integer, label=f"{parameter} in {path}")
+    best = reports[res.parameter].best("epsilon", d)
+    return {"plan": f"{path} with {parameter} = {res.parameter!r}", "parameter": parameter,
+            "value": res.parameter, "failing_value": res.failing_parameter, "more_private": res.more_private,
+            "epsilon_target": epsilon, "delta_target": d, "epsilon_achieved": best.upper,
+            "method": best.method + (f" [{best.scope}]" if best.scope != R.SCOPE_CLASSIC else ""),
+            "calibrated_by": "dpcompose.calibration.solve on the plan's report (ends on the passing side)",
+            "evaluations": res.evaluations, "provenance": best.provenance,
+            "_report": reports[res.parameter]}
