@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcompose.methods.pld.curve import _BLOCK_LOG_SPAN, decaying_sums
-from tests.oracles.precision import at_least_digits
+from oracles.precision import at_least_digits
 
 U = 2.0**-53
 
