@@ -17,6 +17,8 @@ from ...errors import InvalidParameterError, MethodNotApplicableError
 from ...guarantee import Guarantee
 from ...mechanisms import Gaussian, Laplace, Mechanism, describe
 from ...representations import (
+    DominatingPair,
+    SubsampledPair,
     dominating_pair,
     gaussian_log_delta,
     gaussian_log_delta_lower,
@@ -113,6 +115,56 @@ def _laplace_guarantee(m: Laplace, provenance: dict) -> Guarantee:
     prov["closed_form"] = f"one Laplace mechanism: delta(e) = 1 - exp((e - {m.epsilon!r})/2)"
     return Guarantee("pld", delta_upper=d_up, epsilon_upper=e_up, delta_lower=d_lo,
                      epsilon_lower=e_lo, exact=True, provenance=prov)
+
+
+def _aligned(anchor: float, h0: float, floor: float) -> float:
+    """A spacing anchor / n (n a positive integer) near h0 and >= floor, else max(h0, floor).
+
+    The grid then holds the anchor exactly at index n. Below ``floor`` the grid would not
+    fit in max_points; if even n = 1 is too fine, the grid is left unaligned.
+    """
+    h = anchor / math.ceil(anchor / h0) if anchor >= h0 else anchor
+    if h >= floor:
+        return h
+    n = math.floor(anchor / floor)
+    return anchor / n if n >= 1 else max(h0, floor)
+
+
+def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 0.0) -> float:
+    """Initial grid spacing from the tolerance and the number of mechanisms, then aligned.
+
+    Alignment puts a singular point of the loss law on the grid, where the lower
+    (coarsening) discretization would otherwise lose first-order mass: for subsampled
+    mechanisms the accumulation point log(1 - q) of the most frequent one; otherwise the
+    smallest grid anchor of a pair (:attr:`~dpcompose.representations.DominatingPair.grid_anchor`:
+    the epsilon of an atomic or Laplace pair, the lattice spacing of a discrete one; all of
+    them when they are multiples of it).
+    The result is never below ``floor`` (the finest spacing whose grids fit in max_points).
+    """
+    # the bracket of a k-fold composition of a continuous loss law is second order,
+    # roughly k h^2 in epsilon: start near sqrt(tolerance / (3 k)) (empirical constant)
+    pairs = [(dominating_pair(m), k) for m, k in plan]
+    k_cont = sum(k for pair, k in pairs if isinstance(pair, SubsampledPair) or not pair.is_atomic)
+    if k_cont:
+        h0 = min(max(math.sqrt(tolerance / (3.0 * k_cont)), 2e-5), 1e-3)
+    else:
+        h0 = max(1e-4 * min(1.0, math.sqrt(tolerance / 1e-4)), 2e-5)
+    h0 = max(h0, floor)
+    sub = [(k, pair.rate) for pair, k in pairs if isinstance(pair, SubsampledPair) and pair.rate < 1.0]
+    if sub:
+        _, q = max(sub)
+        return _aligned(-math.log1p(-q), h0, floor)
+    anchors = [pair.grid_anchor for pair, _ in pairs if isinstance(pair, DominatingPair)]
+    eps_atomic = [e for e in anchors if e is not None and 0.0 < e < math.inf]
+    if eps_atomic:
+        e_min = min(eps_atomic)
+        only_atoms = all(isinstance(pair, DominatingPair) and pair.is_atomic for pair, _ in pairs)
+        if only_atoms and all(abs(e / e_min - round(e / e_min)) < 1e-9 for e in eps_atomic):
+            # every loss is a multiple of e_min: the grid e_min is exact (but not coarser
+            # than needed to keep the support small)
+            return _aligned(e_min, max(min(e_min, 1.0), floor), floor)
+        return _aligned(e_min, h0, floor)
+    return h0
 
 
 @register_method("pld", check_options=_check_options, directional=True)
