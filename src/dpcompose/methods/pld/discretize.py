@@ -60,7 +60,9 @@ Gauss-Legendre quadrature in :math:`z` (positive integrands, so no cancellation)
 Tails: for Gaussian segments the inner variable is cut at points beyond which the
 :math:`P`-mass is at most ``tail`` on each side. Upper: the high-loss tail becomes an
 atom at :math:`+\infty`, the low-loss tail an atom at the cut's loss (losses only move
-up). Lower: both tails are dropped.
+up). Lower: both tails are dropped. Other segments (Laplace and its relatives) have
+only their low-loss tail cut the same way, where its mass (by quadrature) is at most
+``tail`` (:func:`_cut_low_loss_tail`): a 1000-DP Laplace then spans ~100 in loss, not 2000.
 
 Floating point: every quadrature integrand is a product of positive factors computed
 to a few ulps, so the bin sums carry a relative error far below

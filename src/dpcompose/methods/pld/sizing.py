@@ -32,7 +32,7 @@ _MAX_SPAN = 1e9
 #: a composed window is estimated before the first grid (:func:`_window_floor`) only when
 #: one mechanism's grid at the first spacing would exceed this many points (a grid that
 #: then fails to compose costs seconds); the estimate uses grids of _PROBE_POINTS points
-_PROBE_ABOVE = 2 ** 17
+_PROBE_ABOVE = 2 ** 20
 _PROBE_POINTS = 2 ** 14
 
 
