@@ -290,8 +290,11 @@ def _cut_low_loss_tail(seg: Segment, tail: float) -> None:
     running sum exceeds ``tail``, so the work is that of the part cut away (segments
     longer than :data:`_CUT_MAX_PIECES` pieces are left whole: ``pld`` refuses them).
     """
-    n = math.ceil((seg.z1 - seg.z0) / MAX_DZ)
-    if n < 2 or n > _CUT_MAX_PIECES or not tail > 0.0:
+    width = seg.z1 - seg.z0
+    if not (math.isfinite(width) and width > 2 * MAX_DZ and tail > 0.0):
+        return  # nothing to cut (or an unbounded segment: none is, here, but never guess)
+    n = math.ceil(width / MAX_DZ)
+    if n > _CUT_MAX_PIECES:
         return
     zs = np.linspace(seg.z0, seg.z1, n + 1)
     if not seg.increasing:
