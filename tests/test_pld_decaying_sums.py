@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.precision import at_least_digits
 
 from dpcompose.methods.pld.curve import _BLOCK_LOG_SPAN, decaying_sums
-from oracles.precision import at_least_digits
 
 U = 2.0**-53
 

@@ -12,12 +12,12 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from oracles.laplace import epsilon_bracket_mp, laplace_kfold_delta_mp
+from oracles.precision import at_least_digits
 
 import dpcompose as dpc
 from dpcompose.methods.pld import sizing as pld_method
 from dpcompose.methods.pld.discretize import loss_model
-from oracles.laplace import epsilon_bracket_mp, laplace_kfold_delta_mp
-from oracles.precision import at_least_digits
 
 
 @at_least_digits(30)
