@@ -8,6 +8,7 @@
   delta(epsilon) and back);
 - :mod:`.binomial`: binomial log-masses with an error bound (Loader), Chernoff windows.
 - :mod:`.lazy`: SciPy functions and modules imported on first use (cold start).
+- :mod:`.fft`: real FFTs from ``numpy.fft`` and ``next_fast_len`` (no SciPy import).
 """
 
 from __future__ import annotations

@@ -105,8 +105,24 @@ Balle, Barthe and Gaboardi 2018, Thm 9).
 
 from __future__ import annotations
 
-from .composition import PLDAccountant
-from .grid import GridMismatchError
+from typing import TYPE_CHECKING, Any
+
 from .method import pld
 
+if TYPE_CHECKING:
+    from .composition import PLDAccountant
+    from .grid import GridMismatchError
+
 __all__ = ["pld", "PLDAccountant", "GridMismatchError"]
+
+
+def __getattr__(name: str) -> Any:
+    """``PLDAccountant`` and ``GridMismatchError``, imported on first access: registering
+    the method must not load the grid machinery (cold start of other methods' queries)."""
+    if name == "PLDAccountant":
+        from .composition import PLDAccountant
+        return PLDAccountant
+    if name == "GridMismatchError":
+        from .grid import GridMismatchError
+        return GridMismatchError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

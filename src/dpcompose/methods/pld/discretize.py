@@ -60,7 +60,9 @@ Gauss-Legendre quadrature in :math:`z` (positive integrands, so no cancellation)
 Tails: for Gaussian segments the inner variable is cut at points beyond which the
 :math:`P`-mass is at most ``tail`` on each side. Upper: the high-loss tail becomes an
 atom at :math:`+\infty`, the low-loss tail an atom at the cut's loss (losses only move
-up). Lower: both tails are dropped.
+up). Lower: both tails are dropped. Other segments (Laplace and its relatives) have
+only their low-loss tail cut the same way, where its mass (by quadrature) is at most
+``tail`` (:func:`_cut_low_loss_tail`): a 1000-DP Laplace then spans ~100 in loss, not 2000.
 
 Floating point: every quadrature integrand is a product of positive factors computed
 to a few ulps, so the bin sums carry a relative error far below
@@ -100,6 +102,11 @@ MASS_SAFETY = 1e-10
 MAX_DZ = 0.05
 #: quadrature pieces evaluated at once (bounds the size of the node arrays)
 _CHUNK = 2 ** 18
+#: a segment's low-loss tail is cut (:func:`_cut_low_loss_tail`) only up to this many
+#: quadrature pieces (a larger one exceeds every grid budget: pld refuses it), summed
+#: this many at a time
+_CUT_MAX_PIECES = 2 ** 23
+_CHUNK_CUT = 2 ** 14
 
 _GL_X, _GL_W = leggauss(4)
 
@@ -261,8 +268,58 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
             seg.z0, seg.z1 = z_lo, z_hi
             seg.tail_low_z = float(sum(w * math.exp(log_ndtr(z_lo - c)) for w, c in comps))
             seg.tail_high_z = float(sum(w * math.exp(log_ndtr(c - z_hi)) for w, c in comps))
+        else:
+            _cut_low_loss_tail(seg, tail)
         model.segments.append(seg)
     return model
+
+
+def _cut_low_loss_tail(seg: Segment, tail: float) -> None:
+    """Cut the low-loss end of a (non-Gaussian) segment where its P-mass is at most ``tail``.
+
+    A Laplace pair with a huge epsilon (``Laplace(1e-3)`` is 1000-DP) has losses on all of
+    ``[-eps, eps]``, but all except ``e^{-z}``-small mass within a few dozen of ``eps``:
+    without the cut its grid spans ``2 eps`` (millions of points). The cut is the Gaussian
+    segments' (see the module docstring): the upper model moves the cut mass to an atom
+    at the cut's loss (losses only move up, so the pair still dominates), the lower model
+    drops it (a smaller P only lowers every hockey-stick divergence). The cut mass is
+    measured by the same 4-node Gauss-Legendre rule on pieces of width :data:`MAX_DZ`
+    as the bins (relative error far below :data:`MASS_SAFETY`, by which the upper masses
+    are raised); ``tail`` only decides where to cut, never what is certified.
+    Pieces are summed from the low-loss end in chunks, stopping at the first chunk whose
+    running sum exceeds ``tail``, so the work is that of the part cut away (segments
+    longer than :data:`_CUT_MAX_PIECES` pieces are left whole: ``pld`` refuses them).
+    """
+    width = seg.z1 - seg.z0
+    if not (math.isfinite(width) and width > 2 * MAX_DZ and tail > 0.0):
+        return  # nothing to cut (or an unbounded segment: none is, here, but never guess)
+    n = math.ceil(width / MAX_DZ)
+    if n > _CUT_MAX_PIECES:
+        return
+    zs = np.linspace(seg.z0, seg.z1, n + 1)
+    if not seg.increasing:
+        zs = zs[::-1]  # from the low-loss end (z1 for a decreasing loss) inwards
+    run, cut = 0.0, 0
+    for i in range(0, n, _CHUNK_CUT):
+        m = min(_CHUNK_CUT, n - i)
+        za, zb = zs[i:i + m], zs[i + 1:i + 1 + m]
+        mid, half = 0.5 * (za + zb), 0.5 * np.abs(zb - za)
+        nodes = mid[:, None] + half[:, None] * _GL_X[None, :]
+        mass = (half[:, None] * _GL_W[None, :] * seg.density(nodes, seg.loss(nodes))).sum(axis=1)
+        cum = run + np.cumsum(mass)
+        j = int(np.searchsorted(cum, tail, side="right"))  # pieces of this chunk that fit
+        cut = i + j
+        if j < mass.size:
+            if j:
+                run = float(cum[j - 1])
+            break
+        run = float(cum[-1])
+    if cut == 0 or cut >= n:
+        return
+    if seg.increasing:
+        seg.z0, seg.tail_low_z = float(zs[cut]), seg.tail_low_z + run
+    else:
+        seg.z1, seg.tail_high_z = float(zs[cut]), seg.tail_high_z + run
 
 
 # ---------------------------------------------------------------------------

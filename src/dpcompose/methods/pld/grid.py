@@ -60,11 +60,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..._numerics.lazy import lazy_module
+from ..._numerics.fft import irfft, next_fast_len, rfft
 from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from ...errors import MethodNotApplicableError
 
-sfft = lazy_module("scipy.fft")  # imported on first use (cold start)
 
 __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", "self_compose",
            "FFT_C"]
@@ -225,8 +224,8 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
         fresh = 2.0 * min(na, nb) * UNIT_ROUNDOFF * float(c.sum())
     else:
         n = na + nb - 1
-        N = sfft.next_fast_len(n, real=True)
-        c = sfft.irfft(sfft.rfft(a.p, N) * sfft.rfft(b.p, N), N)[:n]
+        N = next_fast_len(n)
+        c = irfft(rfft(a.p, N) * rfft(b.p, N), N)[:n]
         a1, a2 = _fft_norms(a.p)
         b1, b2 = _fft_norms(b.p)
         c2 = float(np.sqrt(np.dot(c, c)))
@@ -355,13 +354,13 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
                 f"h = {g.h:g} (more than max_points = {max_points}); pass a larger "
                 f"discretization or max_points, or use method='rdp' or 'optimal'.",
                 points=length, h=g.h, max_points=max_points)
-    N = sfft.next_fast_len(length, real=True)
+    N = next_fast_len(length)
     # the N-point DFT of the input *folded* modulo N (rfft(x, N) would crop a longer x and
     # drop its mass: the window can be narrower than one copy's support, e.g. Laplace with
     # a large epsilon, whose loss spans [-eps, eps] but whose k-fold mass is concentrated)
-    A = sfft.rfft(_fold(g.p, N), N)
+    A = rfft(_fold(g.p, N), N)
     C = _int_power(A, k)
-    c = sfft.irfft(C, N)
+    c = irfft(C, N)
     shift = (w0 - k * g.start) % N
     c = np.roll(c, -shift)[:length]
     # round-off bound (see docstring)

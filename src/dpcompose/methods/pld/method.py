@@ -15,7 +15,7 @@ from ..._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from ..._validation import check_real
 from ...errors import InvalidParameterError, MethodNotApplicableError
 from ...guarantee import Guarantee
-from ...mechanisms import Gaussian, Laplace, Mechanism, Subsampled, describe
+from ...mechanisms import Gaussian, Laplace, Mechanism, describe
 from ...representations import (
     DominatingPair,
     SubsampledPair,
@@ -24,22 +24,8 @@ from ...representations import (
     gaussian_log_delta_lower,
 )
 from ..registry import register_method
-from .composition import PLDAccountant
-from .discretize import MAX_DZ, loss_model, pair_epsilon
-from .grid import GridTooLargeError
 
 __all__ = ["pld"]
-
-
-#: one mechanism's grid may fill at most 1/_SINGLE_SHARE of max_points, and its
-#: quadrature at most as many pieces (4 nodes each), so several still compose
-_SINGLE_SHARE = 2
-#: grids tried before refusing (each costs O(max_points log max_points))
-_MAX_ATTEMPTS = 6
-#: the largest finite loss (and loss range) of one mechanism a grid is built for
-#: (beyond it the loss values lose their resolution in doubles, and grid indices and
-#: their k-fold sums approach the range of int64)
-_MAX_SPAN = 1e9
 
 
 def _check_options(tolerance: Any, discretization: Any, tail_mass: Any, max_points: Any):
@@ -181,87 +167,6 @@ def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 
     return h0
 
 
-def _loss_range(m: Mechanism, direction: str, tail: float) -> tuple[float, float, float]:
-    """(lowest finite loss, highest finite loss, quadrature pieces) of m's loss law.
-
-    Read from the loss model (atoms and segment end points), without building arrays.
-    """
-    model = loss_model(m, direction, tail=tail)
-    lo, hi, pieces = math.inf, -math.inf, 0.0
-    for x in model.atom_loss:
-        lo, hi = min(lo, x), max(hi, x)
-    for seg in model.segments:
-        ends = [float(seg.loss(np.array(z))) for z in (seg.z0, seg.z1)]
-        lo, hi = min(lo, *ends), max(hi, *ends)
-        pieces += (seg.z1 - seg.z0) / MAX_DZ
-    return lo, hi, pieces
-
-
-def _spacing_floor(plan: list[tuple[Mechanism, int]], tail_mass: float, max_points: int) -> float:
-    """The finest grid spacing at which every single mechanism's grid fits, or a refusal.
-
-    A mechanism whose loss spans ``[lo, hi]`` needs ``(hi - lo) / h`` grid points and
-    its quadrature ``(z1 - z0) / MAX_DZ + (hi - lo) / h`` pieces; both are held to
-    ``max_points / _SINGLE_SHARE``. Huge epsilons (Laplace(1e-6) is 1e6-DP) make the span
-    huge; where the quadrature alone would not fit, pld refuses (their pure-DP bound is
-    then nearly exact, and method="auto" answers from "optimal").
-    """
-    tau = tail_mass / (8.0 * sum(k for _, k in plan))  # as PLDAccountant._build
-    budget = max_points / _SINGLE_SHARE
-    floor = 0.0
-    for m, _ in plan:
-        for direction in (("remove", "add") if isinstance(m, Subsampled) else ("remove",)):
-            lo, hi, pieces = _loss_range(m, direction, tau)
-            span = hi - lo if hi > lo else 0.0
-            if pieces > budget or not max(span, abs(lo), abs(hi)) <= _MAX_SPAN:
-                raise MethodNotApplicableError(
-                    f"pld: the privacy loss of {describe(m)} spans [{lo:.6g}, {hi:.6g}]; a grid "
-                    f"for it would exceed max_points = {max_points} (or the resolution of "
-                    f"doubles). Its epsilon-DP description is nearly tight at this scale: use "
-                    f"method='optimal' or 'simple' (method='auto' does), 'rdp' for Gaussian "
-                    f"noise, or raise max_points.")
-            floor = max(floor, span / budget)
-    return floor
-
-
-def _accountant(plan: list[tuple[Mechanism, int]], tol: float, h_fixed: float | None,
-                tail: float, max_pts: int) -> PLDAccountant:
-    """Build the accountant on the automatic grid (or ``h_fixed``), within max_points.
-
-    Work is bounded before anything is built: no single mechanism's grid exceeds
-    ``max_points / 2`` points (:func:`_spacing_floor`), no composed grid exceeds
-    ``max_points`` (checked before its arrays are allocated, :class:`GridTooLargeError`),
-    and at most :data:`_MAX_ATTEMPTS` grids are tried, each coarser by the factor the
-    failed one reported. Every grid gives certified bounds, so coarsening only widens
-    the bracket (``epsilon_bounds`` shows it, the provenance says so).
-    """
-    floor = _spacing_floor(plan, tail, max_pts)
-    if h_fixed is not None:
-        if h_fixed < floor:
-            raise MethodNotApplicableError(
-                f"pld: discretization = {h_fixed!r} is too fine for these mechanisms: their "
-                f"grids would exceed max_points = {max_pts}; pass discretization >= {floor:.3g}, "
-                f"a larger max_points, or leave discretization = None (automatic).")
-        return PLDAccountant(plan, h0=h_fixed, tolerance=tol, tail_mass=tail, max_points=max_pts)
-    h_tol = _auto_h(plan, tol)
-    for _ in range(_MAX_ATTEMPTS):
-        h0 = _auto_h(plan, tol, floor)
-        try:
-            acc = PLDAccountant(plan, h0=h0, tolerance=tol, tail_mass=tail, max_points=max_pts)
-        except GridTooLargeError as exc:
-            # the composed window scales like 1/h: aim 20% below the limit
-            floor = max(2.0 * h0, h0 * exc.points / (0.8 * exc.max_points))
-            continue
-        if h0 > h_tol * (1.0 + 1e-9):
-            acc.info["coarsened"] = (
-                f"grid spacing h = {h0:.3g} instead of {h_tol:.3g} (the tolerance's) to stay "
-                f"within max_points = {max_pts}; the bracket is wider than the tolerance")
-        return acc
-    raise MethodNotApplicableError(
-        f"pld: this composition does not fit in max_points = {max_pts} grid points even at "
-        f"spacing h = {floor:.3g}; raise max_points or use method='rdp' or 'optimal'.")
-
-
 @register_method("pld", check_options=_check_options, directional=True)
 def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None = None,
         tail_mass: float = 1e-14, max_points: int = 2 ** 22) -> Guarantee:
@@ -335,6 +240,11 @@ def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None
                 f"pld: the Gaussian mechanisms' sum of mu^2 = {mu2!r} overflows a double (noise "
                 f"far too small for a loss grid); use method='rdp' or 'simple'.")
         plan.append((Gaussian(sigma=sigma), 1))
+    # the grid machinery (numpy FFTs, quadrature) is imported only now: an ``optimal`` or
+    # closed-form query that merely registers pld does not load it (cold start, issue 14)
+    from .discretize import pair_epsilon
+    from .sizing import _accountant
+
     # a non-private member (infinite epsilon, not subsampled) makes everything non-private
     for m, _ in plan:
         if pair_epsilon(m) == math.inf:
