@@ -65,7 +65,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._validation import check_count, check_positive, check_real
 from ..errors import InvalidParameterError
@@ -140,7 +139,10 @@ def _epoch_losses(mu: float, t: int, epochs: int, n: int, rng: np.random.Generat
             a -= mu * mu / 2
             if under_q:
                 a[:, 0] += mu * mu  # the record's step (step 1 by symmetry) has mean mu
-            total[start:stop] += logsumexp(a, axis=1)
+            top = a.max(axis=1)  # log-sum-exp by rows, the largest term factored out (no overflow)
+            a -= top[:, None]
+            np.exp(a, out=a)
+            total[start:stop] += top + np.log(a.sum(axis=1))
     total -= epochs * math.log(t)
     return total
 
