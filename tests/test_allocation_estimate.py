@@ -116,3 +116,71 @@ def test_bad_epsilon_is_refused(eps):
 def test_too_few_samples_for_the_target_delta_says_how_many():
     with pytest.raises(InvalidParameterError, match="raise samples"):
         allocation_epsilon_estimate(1.0, 2, 1e-6, samples=1000)
+
+
+# ---------------------------------------------------------------------------
+# the CLI command (interfaces/allocation_command.py), registered on a bare app here
+
+
+def _cli():
+    import functools
+
+    import typer
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from dpcompose.errors import DPComposeError
+    from dpcompose.interfaces import allocation_command
+
+    # the CLI's own guard, number parser and console live in interfaces/cli (being split):
+    # minimal stand-ins with the same contract (bad input -> exit 2 with the message)
+    def _guard(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except DPComposeError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(2) from None
+
+        return wrapper
+
+    def _number(option):
+        return lambda text: float(text)
+
+    def _console(stderr=False):
+        return Console(stderr=stderr, width=200, color_system=None)
+
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """dpcompose (test app)."""
+
+    allocation_command.register(app, _guard, _number, _console)
+    return lambda *args: CliRunner().invoke(app, ["allocation-estimate", *args])
+
+
+def test_cli_json_equals_python_api_and_is_labelled():
+    import json
+
+    r = _cli()("--sigma", "1", "--steps", "10", "--epochs", "2", "--delta", "1e-2", "--samples", "5000", "--json")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    est = allocation_epsilon_estimate(1.0, 10, 1e-2, epochs=2, samples=5000, seed=0)
+    assert d["kind"] == "Monte Carlo estimate, not a certified bound"
+    assert (d["epsilon"], d["epsilon_estimate"], d["delta_upper"]) == (est.epsilon, est.epsilon_estimate,
+                                                                      est.delta_upper)
+    certified = dpc.compose([(dpc.RandomAllocation(dpc.Gaussian(1.0), steps=10), 2)]).epsilon(1e-2)
+    assert d["certified_unamplified"] == certified
+
+
+def test_cli_text_says_not_a_guarantee_and_refuses_bad_input():
+    run = _cli()
+    r = run("--sigma", "1", "--steps", "2", "--epsilon", "0.5", "--samples", "2000")
+    assert r.exit_code == 0, r.output
+    assert "not a certified bound" in r.stdout and "not a guarantee" in r.stdout
+    bad = run("--sigma", "0", "--steps", "2", "--delta", "1e-2", "--samples", "2000")
+    assert bad.exit_code == 2 and "sigma" in bad.output
+    both = run("--sigma", "1", "--steps", "2", "--samples", "2000")
+    assert both.exit_code == 2 and "--delta" in both.output

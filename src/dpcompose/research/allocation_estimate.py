@@ -329,8 +329,8 @@ def allocation_epsilon_estimate(sigma: float, steps: int, delta: float, *, epoch
         needed = math.ceil(math.log(4.0 / (1.0 - confidence)) / target) * 2
         raise InvalidParameterError(
             f"delta = {target!r} is below {floor:.3g}, the smallest upper confidence limit that samples = "
-            f"{samples} draws can give at confidence {confidence:g}; raise samples (about {needed} give a "
-            f"useful limit) or lower confidence.")
+            f"{samples} draws can give at confidence {confidence:g}; raise samples to about {needed:.3g} or "
+            f"more (samples of order 1/delta are needed), or lower confidence.")
     sampled = _Sampled(sensitivity / sigma, steps, epochs, samples, seed, confidence)
     eps_upper = sampled.smallest_epsilon(target, lambda e: sampled.at(e)[2])
     eps_point = sampled.smallest_epsilon(target, lambda e: sampled.at(e)[0])
