@@ -11,6 +11,7 @@ import math
 import mpmath as mp
 import pytest
 from oracles import gaussian_delta_mp
+from oracles.allocation_directions import t2_directions
 from oracles.random_allocation import gaussian_epoch_delta_t2
 
 import dpcompose as dpc
@@ -38,6 +39,16 @@ def test_t2_exact_pair_lies_in_the_interval(mu, seed):
         exact = float(gaussian_epoch_delta_t2(mu, eps))
         assert r.delta_lower <= exact <= r.delta_upper, (mu, eps, r)
         assert r.delta_lower <= r.delta <= r.delta_upper
+
+
+@pytest.mark.parametrize("mu", [0.5, 2.0, 3.0])
+def test_t2_each_direction_lies_in_its_interval(mu):
+    """Add and remove separately, against the exact t = 2 pair of each direction."""
+    for eps in (0.0, 0.5, 1.5):
+        r = allocation_delta_estimate(1.0 / mu, 2, eps, samples=SAMPLES, seed=5)
+        for (_, lower, upper), exact in zip((r.add, r.remove), t2_directions(mu, eps)):
+            assert lower <= float(exact) <= upper, (mu, eps, r)
+        assert r.delta == max(r.add[0], r.remove[0]) and r.delta_upper == max(r.add[2], r.remove[2])
 
 
 @pytest.mark.parametrize("eps", [0.0, 1.0])

@@ -77,7 +77,7 @@ _CHUNK_ELEMENTS = 1 << 21  # normals drawn per chunk (16 MiB of float64)
 
 @dataclasses.dataclass(frozen=True)
 class AllocationEstimate:
-    """Monte Carlo estimate, not a certified bound: random allocation of a Gaussian.
+    r"""Monte Carlo estimate, not a certified bound: random allocation of a Gaussian.
 
     The delta of ``epochs`` epochs of balls-in-bins sampling at ``epsilon`` (the larger of the
     add and remove directions), estimated from ``samples`` draws per direction with ``seed``;
@@ -96,6 +96,9 @@ class AllocationEstimate:
         target_delta: the target of an epsilon search, else ``None``.
         epsilon_estimate: the epsilon at which the point estimate meets ``target_delta``
             (no confidence attached), else ``None``.
+        add, remove: each direction's (point estimate, lower limit, upper limit) at
+            ``epsilon``: add is :math:`H(Q\|P)` (the record present in the output's law Q),
+            remove :math:`H(P\|Q)`.
     """
 
     sigma: float
@@ -111,6 +114,8 @@ class AllocationEstimate:
     seed: int
     target_delta: float | None = None
     epsilon_estimate: float | None = None
+    add: tuple[float, float, float] = (math.nan, math.nan, math.nan)
+    remove: tuple[float, float, float] = (math.nan, math.nan, math.nan)
 
     kind = "Monte Carlo estimate, not a certified bound"
 
@@ -207,11 +212,15 @@ class _Sampled:
         self.directions = (_Direction(add), _Direction(remove))
         self.budget = math.log(4.0 / (1.0 - confidence)) / samples  # each one-sided limit at (1 - c)/4
 
+    def each(self, eps: float) -> list[tuple[float, float, float]]:
+        """(point estimate, lower limit, upper limit) of each direction (add, remove) at eps."""
+        means = [d.mean(eps) for d in self.directions]
+        return [(m, _kl_limit(m, self.budget, upper=False), _kl_limit(m, self.budget, upper=True)) for m in means]
+
     def at(self, eps: float) -> tuple[float, float, float]:
         """(point estimate, lower limit, upper limit) of the larger direction at eps."""
-        means = [d.mean(eps) for d in self.directions]
-        return (max(means), max(_kl_limit(m, self.budget, upper=False) for m in means),
-                max(_kl_limit(m, self.budget, upper=True) for m in means))
+        add, remove = self.each(eps)
+        return (max(add[0], remove[0]), max(add[1], remove[1]), max(add[2], remove[2]))
 
     def smallest_epsilon(self, target: float, value: Any) -> float:
         """The smallest eps >= 0 with value(eps) <= target (value non-increasing), on the passing side."""
@@ -284,8 +293,9 @@ def allocation_delta_estimate(sigma: float, steps: int, epsilon: float, *, epoch
     epsilon = check_real("epsilon", epsilon, low=0.0, remedy="epsilon is >= 0, e.g. 1.0.")
     sampled = _Sampled(sensitivity / sigma, steps, epochs, samples, seed, confidence)
     delta, lower, upper = sampled.at(epsilon)
+    add, remove = sampled.each(epsilon)
     return AllocationEstimate(sigma, sensitivity, steps, epochs, epsilon, delta, lower, upper, confidence,
-                              samples, seed)
+                              samples, seed, add=add, remove=remove)
 
 
 def allocation_epsilon_estimate(sigma: float, steps: int, delta: float, *, epochs: int = 1,
@@ -335,5 +345,7 @@ def allocation_epsilon_estimate(sigma: float, steps: int, delta: float, *, epoch
     eps_upper = sampled.smallest_epsilon(target, lambda e: sampled.at(e)[2])
     eps_point = sampled.smallest_epsilon(target, lambda e: sampled.at(e)[0])
     point, lower, upper = sampled.at(eps_upper)
+    add, remove = sampled.each(eps_upper)
     return AllocationEstimate(sigma, sensitivity, steps, epochs, eps_upper, point, lower, upper, confidence,
-                              samples, seed, target_delta=target, epsilon_estimate=eps_point)
+                              samples, seed, target_delta=target, epsilon_estimate=eps_point, add=add,
+                              remove=remove)
