@@ -119,3 +119,19 @@ def test_a_group_inside_random_allocation_is_refused():
     # size x per_epoch steps, which the k-invocation bound does not cover
     with pytest.raises(UnsupportedMechanismError, match="allocated on its own"):
         dpc.RandomAllocation(dpc.Group(dpc.Gaussian(1.0), 2), steps=10)
+
+
+def test_the_two_t2_oracles_agree_in_each_direction():
+    """tests/oracles/random_allocation.py (rotation + closed-form u-integral) and
+    tests/oracles/allocation_directions.py (written separately) give the same remove and add
+    deltas; the remove direction once used the wrong threshold, which this catches."""
+    import mpmath as mp
+
+    from oracles.allocation_directions import t2_directions
+    from oracles.random_allocation import gaussian_epoch_delta_t2
+
+    with mp.workdps(20):
+        for mu, e in ((0.5, 0.5), (1.0, 0.0), (2.0, 1.5), (3.0, 0.5)):
+            both = t2_directions(mu, e)
+            assert abs(gaussian_epoch_delta_t2(mu, e) - max(both)) < mp.mpf(10) ** -15
+            assert min(both) >= 0

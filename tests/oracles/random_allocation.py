@@ -52,7 +52,8 @@ def gaussian_epoch_delta_t2(mu, e):
 
     Rotate to u = (x + y)/sqrt 2, v = (x - y)/sqrt 2 (independent N(0, 1) under P) and let
     a = mu / sqrt 2: L = dQ/dP = e^{-mu^2/2} cosh(a v) e^{a u}, increasing in u, so L >= g iff
-    u >= u*(v) = (log g + mu^2/2 - log cosh(a v)) / a. With phi(u) e^{a u} = e^{a^2/2} phi(u - a)
+    u >= u*(v) = (log g + mu^2/2 - log cosh(a v)) / a, and L <= 1/g iff u <= u*(v) with
+    log(1/g) in place of log g (the remove direction; an earlier version used log g there too). With phi(u) e^{a u} = e^{a^2/2} phi(u - a)
     the u-integral is closed form and the v-integral is one-dimensional mpmath quadrature:
     E_P[(L - g)_+] = E_v[c(v) Phi(a - u*) - g Phi(-u*)],
     E_P[(1 - g L)_+] = E_v[Phi(u*) - g c(v) Phi(u* - a)], c(v) = e^{-mu^2/2 + a^2/2} cosh(a v).
@@ -60,17 +61,17 @@ def gaussian_epoch_delta_t2(mu, e):
     mu, g = mp.mpf(mu), mp.exp(mp.mpf(e))
     a = mu / mp.sqrt(2)
 
-    def parts(v):
+    def parts(v, log_threshold):
         c = mp.exp(-mu * mu / 2 + a * a / 2) * mp.cosh(a * v)
-        ustar = (mp.log(g) + mu * mu / 2 - mp.log(mp.cosh(a * v))) / a
+        ustar = (log_threshold + mu * mu / 2 - mp.log(mp.cosh(a * v))) / a  # L >= threshold iff u >= ustar
         return c, ustar
 
     def f_qp(v):
-        c, us = parts(v)
+        c, us = parts(v, mp.log(g))  # (L - g)_+ is positive where L >= g
         return mp.npdf(v) * (c * mp.ncdf(a - us) - g * mp.ncdf(-us))
 
     def f_pq(v):
-        c, us = parts(v)
+        c, us = parts(v, -mp.log(g))  # (1 - g L)_+ is positive where L <= 1/g
         return mp.npdf(v) * (mp.ncdf(us) - g * c * mp.ncdf(us - a))
 
     pts = [-mp.inf, -8, -4, -2, 0, 2, 4, 8, mp.inf]
