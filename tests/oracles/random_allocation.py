@@ -48,7 +48,12 @@ def rr_epoch_delta(eps, t, k, e):
 
 
 def gaussian_epoch_delta_t2(mu, e):
-    """Exact delta(e) of one epoch, t = 2 steps, k = 1, Gaussian steps with parameter mu.
+    """Exact delta(e) of one epoch, the larger of the two directions (see gaussian_epoch_directions_t2)."""
+    return max(gaussian_epoch_directions_t2(mu, e))
+
+
+def gaussian_epoch_directions_t2(mu, e):
+    """Exact (add, remove) deltas at e of one epoch, t = 2 steps, k = 1, Gaussian steps with parameter mu.
 
     Rotate to u = (x + y)/sqrt 2, v = (x - y)/sqrt 2 (independent N(0, 1) under P) and let
     a = mu / sqrt 2: L = dQ/dP = e^{-mu^2/2} cosh(a v) e^{a u}, increasing in u, so L >= g iff
@@ -75,4 +80,4 @@ def gaussian_epoch_delta_t2(mu, e):
         return mp.npdf(v) * (mp.ncdf(us) - g * c * mp.ncdf(us - a))
 
     pts = [-mp.inf, -8, -4, -2, 0, 2, 4, 8, mp.inf]
-    return max(mp.quad(f_qp, pts), mp.quad(f_pq, pts))
+    return mp.quad(f_qp, pts), mp.quad(f_pq, pts)
