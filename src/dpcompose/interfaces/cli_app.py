@@ -1,6 +1,6 @@
 """The assembled ``dpcompose`` application: the commands in their help order (report, schema,
 methods, mechanisms from ``cli_report``; epsilon, delta, calibrate from ``cli_query``; dpsgd,
-demo from ``cli_demo``), then the f-DP commands and the ledger group.
+demo from ``cli_demo``), then the f-DP commands, the ledger group and allocation-estimate.
 """
 
 from __future__ import annotations
@@ -34,3 +34,14 @@ def _add_fdp() -> None:
 
 
 _add_fdp()
+
+
+def _add_allocation_estimate() -> None:
+    """allocation-estimate (interfaces/allocation_command.py): a labelled Monte Carlo estimate,
+    never a guarantee; the research module it calls loads only when the command runs."""
+    from .allocation_command import register
+
+    register(app, _guard, _number, _console)
+
+
+_add_allocation_estimate()
