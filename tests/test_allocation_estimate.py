@@ -195,3 +195,14 @@ def test_cli_text_says_not_a_guarantee_and_refuses_bad_input():
     assert bad.exit_code == 2 and "sigma" in bad.output
     both = run("--sigma", "1", "--steps", "2", "--samples", "2000")
     assert both.exit_code == 2 and "--delta" in both.output
+
+
+def test_the_dpcompose_cli_has_the_command_and_labels_it():
+    from typer.testing import CliRunner
+
+    from dpcompose.cli import app
+
+    result = CliRunner().invoke(app, ["allocation-estimate", "--sigma", "1", "--steps", "4",
+                                      "--delta", "1e-2", "--samples", "2000"])
+    assert result.exit_code == 0, result.output
+    assert "not a certified bound" in result.output and "certified upper bound" in result.output
