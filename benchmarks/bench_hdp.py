@@ -6,7 +6,13 @@ scale; a person is in at most 365 of them. hdp must find the 365 (unbounded) or 
 closed-form inner method; "auto" is reported too (its time is that of the slowest
 registered composition method on 365 / 730 distinct mechanisms).
 
-Run: python benchmarks/bench_hdp.py [--auto]
+The issue-14 workload comes first: 10,000 hospitals with Laplace scales uniform in
+[5, 200], at most 365 per person, unbounded, ``method="auto"``, epsilon at delta = 1e-6
+(target: under 0.5 s on an idle machine). Its first call in the process is the one that
+counts (later calls reuse the methods' caches); the median of three fresh processes is
+what the issue's figures quote.
+
+Run: python benchmarks/bench_hdp.py [--auto] [--issue14-only]
 """
 
 import sys
@@ -30,7 +36,25 @@ def timed(fn):
 METHODS = ("simple", "advanced", "rdp", "optimal") + (("pld", "auto") if "--auto" in sys.argv else ())
 
 
+def issue14():
+    """Issue 14: 10,000 Laplace hospitals, scales uniform in [5, 200], at most 365, unbounded, auto."""
+    rng = np.random.default_rng(0)
+    mechs = [dpc.Laplace(scale=float(s)) for s in rng.uniform(5.0, 200.0, size=K)]
+    dpc.compose(mechs[:3], method="simple")  # warm-up: loads the method modules
+    for run in ("first call", "second call"):
+        g, t = timed(lambda: hdp(mechs, membership=AtMost(CAP), neighbors="unbounded", method="auto"))
+        eps, t_q = timed(lambda: g.epsilon(DELTA))
+        total = t + t_q
+        flag = "" if total < 0.5 else "  (over the 0.5 s target)"
+        print(f"issue 14: k = {K} Laplace (scales 5..200), at most {CAP}, unbounded, auto ({run}): "
+              f"eps = {eps:.6f} (inner: {g.provenance.get('inner_method', g.method)})   "
+              f"hdp {t:.3f} s + query {t_q:.3f} s = {total:.3f} s{flag}")
+
+
 def main():
+    issue14()
+    if "--issue14-only" in sys.argv:
+        return
     rng = np.random.default_rng(0)
     mechs = [dpc.Laplace(scale=float(s)) for s in rng.uniform(50.0, 500.0, size=K)]
     dpc.compose(mechs[:3], method="simple")  # warm-up: loads the method modules

@@ -9,17 +9,19 @@ Methods register themselves with
 :func:`~dpcompose.methods.registry.register_method` (:mod:`dpcompose.methods`). Each
 receives the grouped input ``groups: tuple[(Mechanism, int), ...]`` (no zero counts,
 never empty) and its options, and returns a :class:`Guarantee` or raises
-:class:`~dpcompose.errors.MethodNotApplicableError`. ``method="auto"`` runs every
-method registered for auto that applies and returns their pointwise tightest
-combination.
+:class:`~dpcompose.errors.MethodNotApplicableError`. ``method="auto"`` returns the
+pointwise tightest combination of every method registered for auto that applies; a
+method with a skip bound runs only at queries where it may win (:mod:`dpcompose.auto`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable
 
 from ._groups import Groups, normalize
 from .errors import InvalidParameterError, MethodNotApplicableError
+from .auto import AutoGuarantee, LazyMethod
 from .guarantee import Guarantee, perfect_privacy, tightest
 from .mechanisms import describe
 from .methods.registry import (
@@ -30,6 +32,7 @@ from .methods.registry import (
     register_method,
     registered_method,
     registered_methods,
+    skip_bound,
 )
 from .subsampling import composition_relation
 
@@ -92,23 +95,50 @@ def compose(mechanisms: Iterable[Any], method: str = "auto", *, exclude: Iterabl
     if relation is not None:
         provenance["neighbour_relation"] = relation
 
-    results: list[Guarantee] = []
+    if method != "auto":
+        r = candidates[0]
+        return _run(r, groups, {k: v for k, v in options.items() if k in r.options}, provenance)
+    return _auto(candidates, groups, options, provenance)
+
+
+def _run(r: MethodInfo, groups: Groups, opts: dict[str, Any], provenance: dict[str, Any]) -> Guarantee:
+    """Method ``r`` on ``groups``, its provenance completed with the input's."""
+    g = r.fn(groups, **opts)
+    g.provenance.update(provenance)
+    return g
+
+
+def _auto(candidates: list[MethodInfo], groups: Groups, options: dict[str, Any],
+          provenance: dict[str, Any]) -> Guarantee:
+    """``method="auto"``: every candidate, those with a skip bound lazily (:mod:`dpcompose.auto`)."""
+    built: list[tuple[int, Guarantee]] = []
+    lazy: list[LazyMethod] = []
     reasons: list[str] = []
     for r in candidates:
         opts = {k: v for k, v in options.items() if k in r.options}
         try:
-            g = r.fn(groups, **opts)
+            provider = skip_bound(r.name)
+            bound = provider(groups, **opts) if provider is not None else None
+            if bound is not None:
+                if r.check is not None:
+                    r.check(**{**r.defaults, **opts})  # a bad option is refused now, not at a query
+                lazy.append(LazyMethod(r.name, r.auto_order, functools.partial(_run, r, groups, opts, provenance),
+                                       bound))
+                continue
+            built.append((r.auto_order, _run(r, groups, opts, provenance)))
         except MethodNotApplicableError as exc:
-            if method != "auto":
-                raise
             reasons.append(f"{r.name}: {exc}")
-            continue
-        g.provenance.update(provenance)
-        results.append(g)
-    if not results:
+    while not built and lazy:  # nothing eager applies: the lazy ones, in order, until one does
+        m = lazy.pop(0)
+        g = m.get()
+        if g is None:
+            reasons.append(f"{m.name}: {m.failed}")
+        else:
+            built.append((m.order, g))
+    if not built:
         raise MethodNotApplicableError(
             "no composition method applies to this input:\n  " + "\n  ".join(reasons)
         )
-    if method == "auto":
-        return tightest(results, name="auto", provenance=provenance)
-    return results[0]
+    if lazy:
+        return AutoGuarantee(built, lazy, name="auto", provenance=provenance)
+    return tightest([g for _, g in built], name="auto", provenance=provenance)

@@ -17,24 +17,41 @@ def max_guarantee(gs: Sequence[Guarantee], name: str, provenance: dict) -> Guara
     return worst_case(gs, name, provenance)
 
 
+class _Relabelled(Guarantee):
+    """``inner``'s bounds under another name: its own queries, passed through.
+
+    Each query is ``inner``'s (which already obeys the query laws), not a new inversion of
+    its profile started from its epsilon: that would ask ``inner.delta`` several times per
+    epsilon query, and for a combination of methods whose epsilon is native (the theorems)
+    each of those is itself an inversion.
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Guarantee, name: str, *, lower: bool, exact: bool, provenance: dict) -> None:
+        super().__init__(name, delta_upper=inner.delta, epsilon_upper=inner.epsilon,
+                         delta_lower=inner.delta_lower if lower else None,
+                         epsilon_lower=inner.epsilon_lower if lower else None,
+                         exact=exact, provenance=provenance)
+        self._inner = inner
+
+    def _epsilon(self, delta: float) -> float:
+        return self._inner.epsilon(delta)
+
+    def _delta(self, epsilon: float) -> float:
+        return self._inner.delta(epsilon)
+
+
 def upper_only(g: Guarantee, name: str, provenance: dict) -> Guarantee:
     """The same upper bounds without lower bounds (where the lower ones are not certified here)."""
-    return Guarantee(name, delta_upper=g.delta, epsilon_upper=g.epsilon,
-                     provenance={**g.provenance, **provenance})
+    return _Relabelled(g, name, lower=False, exact=False, provenance={**g.provenance, **provenance})
 
 
 def renamed(g: Guarantee, name: str, provenance: dict) -> Guarantee:
     """The same bounds under another name, recording the inner method."""
-    lower = g.has_lower_bound
-    return Guarantee(
-        name,
-        delta_upper=g.delta,
-        epsilon_upper=g.epsilon,
-        delta_lower=g.delta_lower if lower else None,
-        epsilon_lower=g.epsilon_lower if lower else None,
-        exact=g.exact,  # used only where the worst pair is identified exactly
-        provenance={**g.provenance, **provenance, "inner_method": g.method},
-    )
+    # exact: used only where the worst pair is identified exactly
+    return _Relabelled(g, name, lower=g.has_lower_bound, exact=g.exact,
+                       provenance={**g.provenance, **provenance, "inner_method": g.method})
 
 
 def caveats_of(gs: Iterable[Guarantee]) -> list[str]:

@@ -73,7 +73,10 @@ class Release:
         for item, d in zip(mechs, dbs):
             per[int(d)].append(item)
         try:
-            self.items: tuple[Groups, ...] = tuple(normalize(p) for p in per)
+            # one mechanism on a database (the common case, 10,000 hospitals) is ((m, 1),), as
+            # normalize gives it, without its per-call work
+            self.items: tuple[Groups, ...] = tuple(
+                ((p[0], 1),) if len(p) == 1 and isinstance(p[0], Mechanism) else normalize(p) for p in per)
         except (InvalidParameterError, TypeError):
             # name the first bad item by its position in the input (checked one by one only here)
             for i, item in enumerate(mechs):

@@ -39,6 +39,8 @@ __all__ = [
     "directional_methods",
     "check_options",
     "AUTO_SUMMARY",
+    "register_skip_bound",
+    "skip_bound",
 ]
 
 MethodFn = Callable[..., "Guarantee"]
@@ -83,8 +85,11 @@ class MethodInfo:
 
 
 _REGISTRY: dict[str, MethodInfo] = {}
+_SKIP_BOUNDS: dict[str, tuple[Callable[..., Any], MethodFn]] = {}
 _order = 0
 _loaded = False
+#: the module whose import registers the skip bounds (after the method modules)
+_SKIP_BOUND_MODULE = "dpcompose.methods.skip_bounds"
 
 
 def register_method(name: str, *, in_auto: bool = True,
@@ -174,13 +179,45 @@ def _module_rank(fn: MethodFn) -> int:
 
 
 def _load() -> None:
-    """Import every method module once (they register themselves)."""
+    """Import every method module once (they register themselves), then the skip bounds."""
     global _loaded
     if not _loaded:
         modules = importlib.import_module("dpcompose.methods").METHOD_MODULES
         for mod in modules:
             importlib.import_module(f"dpcompose.methods.{mod}")
+        importlib.import_module(_SKIP_BOUND_MODULE)
         _loaded = True
+
+
+def register_skip_bound(name: str, method_fn: MethodFn) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register ``fn(groups, **options) -> SkipBound | None`` for method ``name``.
+
+    ``method_fn`` is the method's entry point the bound is about: the bound is used only
+    while ``name`` is registered to that very function (not, e.g., inside a
+    :func:`registered_method` block that replaces it).
+
+    A skip bound gives certified lower bounds on the values method ``name`` would report
+    for ``groups`` (:class:`dpcompose.auto.SkipBound`); with one, ``method="auto"`` runs
+    the method lazily and only at queries where it may win (:mod:`dpcompose.auto`).
+    ``fn`` receives the options the method accepts and returns None where the method is
+    cheap (it is then run at once). A wrong bound can only loosen ``auto``, never make it
+    under-report; ``tests/test_auto_skip.py`` checks ``auto`` against every method run alone.
+    """
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _SKIP_BOUNDS[name] = (fn, method_fn)
+        return fn
+
+    return deco
+
+
+def skip_bound(name: str) -> Callable[..., Any] | None:
+    """The skip-bound provider registered for method ``name`` (as registered now), or None."""
+    _load()
+    entry, info = _SKIP_BOUNDS.get(name), _REGISTRY.get(name)
+    if entry is None or info is None or info.fn is not entry[1]:
+        return None
+    return entry[0]
 
 
 def registered_methods() -> tuple[MethodInfo, ...]:

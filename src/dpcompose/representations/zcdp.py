@@ -84,8 +84,17 @@ def _best_order(rho: float, epsilon: float) -> float:
     r"""The order minimising the bound (numerically; any order is valid).
 
     The exponent's derivative in alpha, :math:`(2\alpha-1)\rho - \varepsilon + \log((\alpha-1)/\alpha)`,
-    increases with alpha: its root is found by bisection in :math:`t = \log(\alpha-1) \in [-35, 650]`
-    (``1 + e^-35`` is a double above 1, ``e^650`` is finite).
+    increases with alpha: in :math:`t = \log(\alpha-1) \in [-35, 650]` (``1 + e^-35`` is a double
+    above 1, ``e^650`` is finite) it is :math:`s(t) = (1 + 2e^t)\rho - \varepsilon + t -
+    \log(1 + e^t)`, with :math:`s'(t) = 2\rho e^t + 1/(1 + e^t) > 0`. Its root is found by
+    Newton's method safeguarded by the bracket (a step that leaves the bracket or does not
+    halve the step before it is a bisection step; Numerical Recipes' ``rtsafe``), started
+    from the better of two guesses: :math:`\log u = \varepsilon - \rho` (small
+    :math:`u = \alpha - 1`) and the root of :math:`2\rho u^2 + (\rho - \varepsilon)u - 1`
+    (large :math:`u`, where :math:`\log(u/(1+u)) \approx -1/u`). It stops when a step is
+    below 1e-12 relative: about 5-11 evaluations of the slope, where 64 bisection steps in
+    [-35, 650] took 66. The bound at the order found agrees with the bound at the exact
+    minimiser to the float noise of its evaluation (``tests/test_zcdp_order.py``).
     """
 
     def slope(t: float) -> float:
@@ -97,12 +106,43 @@ def _best_order(rho: float, epsilon: float) -> float:
         return 1.0 + math.exp(lo)
     if slope(hi) <= 0.0:
         return 1.0 + math.exp(hi)
-    for _ in range(64):
-        mid = 0.5 * (lo + hi)
-        if slope(mid) < 0.0:
-            lo = mid
+    # the root's two regimes: alpha - 1 = u small (log u ~ epsilon - rho), or large, where
+    # log(u / (1 + u)) ~ -1/u turns the root into that of 2 rho u^2 + (rho - epsilon) u - 1;
+    # each guess shrinks the bracket, the better one starts Newton
+    b = rho - epsilon
+    disc = math.hypot(b, math.sqrt(8.0 * rho))
+    u = 2.0 / (b + disc) if b > 0.0 else (disc - b) / (4.0 * rho)
+    guesses = [min(max(epsilon - rho, lo), hi)]
+    if u > 0.0 and math.isfinite(u):
+        guesses.append(min(max(math.log(u), lo), hi))
+    t, best = guesses[0], math.inf
+    for g in guesses:
+        sg = slope(g)
+        if sg < 0.0:
+            lo = max(lo, g)
         else:
-            hi = mid
+            hi = min(hi, g)
+        if abs(sg) < best:
+            t, best = g, abs(sg)
+    dx_old = dx = hi - lo
+    for _ in range(200):  # Newton takes ~5-10 steps; bisection steps at most ~60 more
+        am1 = math.exp(t)
+        st, dst = slope(t), 2.0 * rho * am1 + 1.0 / (1.0 + am1)
+        if st < 0.0:
+            lo = t
+        else:
+            hi = t
+        newton = t - st / dst
+        if abs(newton - t) <= 1e-12 * (1.0 + abs(t)):
+            return 1.0 + math.exp(newton if lo <= newton <= hi else t)
+        if lo < newton < hi and abs(2.0 * st) <= abs(dx_old * dst):
+            dx_old, dx = dx, t - newton  # Newton: inside the bracket and converging fast
+            t = newton
+        else:
+            dx_old, dx = dx, 0.5 * (hi - lo)  # bisection
+            t = lo + dx
+        if abs(dx) <= 1e-12 * (1.0 + abs(t)):
+            return 1.0 + math.exp(t)
     return 1.0 + math.exp(hi)
 
 
