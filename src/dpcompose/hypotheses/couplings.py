@@ -57,13 +57,16 @@ from fractions import Fraction
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
-from scipy.optimize import linprog
 
+from .._numerics.lazy import lazy_function
 from .._numerics.rounding import MACHINE_EPSILON
 from ..errors import MethodNotApplicableError
 from ..guarantee import Guarantee
 from .hypothesis import BVector, Hypothesis
 from .release import DELTA_NATIVE_METHODS, InnerComposition, mixed
+
+#: scipy.optimize loads when a coupling is first solved (the demo and most hdp queries never do)
+linprog = lazy_function("scipy.optimize", "linprog")
 
 __all__ = [
     "refine_tuples",
