@@ -19,7 +19,7 @@ from ...guarantee import Guarantee, perfect_privacy
 from ...mechanisms import describe
 from ...representations import eps_delta_pair, is_class_worst_case
 from ..registry import register_method
-from .lattice import _choose_step, _lattice_dist
+from .lattice import _choose_step, _ThresholdLower, _upper_dist
 from .lossdist import _Binomial, _exact_dist, _LossDist, _max_loss, _MixedDist
 
 __all__ = [
@@ -60,7 +60,7 @@ class _Composition:
         self.info: dict[str, Any] = {}
         self.exact = True
         self.dist_up: _LossDist | _MixedDist | None = None
-        self.dist_lo: _LossDist | _MixedDist | None = None
+        self.dist_lo: _LossDist | _MixedDist | _ThresholdLower | None = None
         if self.nonprivate or not self.groups:
             self.info["path"] = "non-private" if self.nonprivate else "perfectly private"
             return
@@ -100,9 +100,9 @@ class _Composition:
             self.exact = False
             eta = _choose_step(self.groups, error)
             k = sum(c for _, c in self.groups)
-            self.dist_up = _lattice_dist(self.groups, eta, upper=True)
-            self.dist_lo = _lattice_dist(self.groups, eta, upper=False)
-            self.info.update(path="lattice", eta=eta, error=k * eta,
+            self.dist_up = _upper_dist(self.groups, eta)
+            self.dist_lo = _ThresholdLower(self.groups, eta)
+            self.info.update(path="lattice", eta=eta, error=(2 * k + 1) * eta,
                              support=self.dist_up.size)
 
     # -- profile ---------------------------------------------------------------
@@ -199,11 +199,13 @@ def optimal_method(groups, *, error: float | None = None,
 
     Args:
         groups: ``((mechanism, count), ...)`` from :func:`dpcompose.compose.normalize`.
-        error: for many distinct epsilons only: the target width of the certified
+        error: for many distinct epsilons only: the a-priori width of the certified
             bracket, ``epsilon_upper - epsilon_lower <= error`` at every delta
-            (grid step ``error / k``). ``None`` (default) picks the finest grid whose
-            direct convolution takes at most :data:`LATTICE_WORK_LIMIT` updates and
-            records the resulting width in ``g.provenance["error"]``.
+            (grid step ``error / (2k + 1)``; at most :data:`LATTICE_WORK_LIMIT`
+            updates). ``None`` (default) uses 1e-3 when that takes at most
+            :data:`DEFAULT_WORK` updates, else the finest grid within them; the
+            a-priori width is in ``g.provenance["error"]``, the realised one (second
+            order in the step, far smaller) is what ``epsilon_bounds`` returns.
         max_exact_support: the largest number of outcomes enumerated exactly when the
             epsilons take several distinct values (default 2**21).
 
@@ -231,7 +233,9 @@ def optimal_method(groups, *, error: float | None = None,
         Complexity of Computing the Optimal Composition of Differential Privacy",
         TCC 2016 / Theory of Computing 2018 (the exact optimal composition for
         heterogeneous (eps_i, delta_i), its #P-completeness, and the approximation
-        by discretization and dynamic programming).
+        by discretization and dynamic programming). Zhu, Dong and Wang, "Optimal
+        Accounting of Differential Privacy via Characteristic Function", AISTATS
+        2022, Thm 10 (dominating pairs compose: the lattice bracket's upper side).
     """
     error = _check_error(error)
     max_exact_support = _check_support(max_exact_support)
