@@ -71,6 +71,10 @@ class _Composition:
                 f"method 'optimal': the composed loss reaches {max_loss:.3g}, beyond the range "
                 f"where doubles resolve it (about 1e15); use method='simple' (the sum of "
                 f"epsilons).")
+        if 2 ** min(len(self.groups) - 1, 64) > max(max_exact_support, MIXED_SMALL_SUPPORT):
+            # every window has >= 2 outcomes: neither exact path can apply (skip the windows)
+            self._lattice(error)
+            return
         bins = [_Binomial(e, c) for e, c in self.groups]
         sizes = [b.size for b in bins]
         support = math.prod(sizes)
@@ -97,13 +101,16 @@ class _Composition:
             self.dist_up = self.dist_lo = mixed
             self.info.update(path="exact-mixed", support=mixed.size, error=0.0)
         else:
-            self.exact = False
-            eta = _choose_step(self.groups, error)
-            k = sum(c for _, c in self.groups)
-            self.dist_up = _upper_dist(self.groups, eta)
-            self.dist_lo = _ThresholdLower(self.groups, eta)
-            self.info.update(path="lattice", eta=eta, error=(2 * k + 1) * eta,
-                             support=self.dist_up.size)
+            self._lattice(error)
+
+    def _lattice(self, error: float | None) -> None:
+        """The certified second-order bracket on a lattice (:mod:`.lattice`)."""
+        self.exact = False
+        eta = _choose_step(self.groups, error)
+        k = sum(c for _, c in self.groups)
+        self.dist_up = _upper_dist(self.groups, eta)
+        self.dist_lo = _ThresholdLower(self.groups, eta)
+        self.info.update(path="lattice", eta=eta, error=(2 * k + 1) * eta, support=self.dist_up.size)
 
     # -- profile ---------------------------------------------------------------
     def delta_upper(self, x: float) -> float:
