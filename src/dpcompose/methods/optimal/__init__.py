@@ -60,11 +60,13 @@ Three computations, chosen automatically:
      P(N \le -m)`).
 
    A-priori width: ``epsilon_upper - epsilon_lower <= (2k + 1) * eta`` at every delta;
-   ``error`` sets :math:`\eta = \text{error} / (2k + 1)`. By default ``error`` is
-   :data:`DEFAULT_ERROR` (1e-3) when that costs at most :data:`DEFAULT_WORK` lattice
-   updates, else the step is the finest within that work; the realised width is
-   second order and far smaller (W2 of ``benchmarks/bench_accountants.py``, 1000
-   distinct epsilons in [0.01, 0.2]: relative width about 7e-5). The a-priori width is
+   ``error`` sets :math:`\eta = \text{error} / (2k + 1)`. By default the step is
+   :math:`\sqrt{q \sum_i \varepsilon_i / k}`, :math:`q` = :data:`DEFAULT_QUALITY`
+   (realised width about :math:`3\cdot 10^{-7} \sum_i \varepsilon_i`), or the finest
+   step within :data:`DEFAULT_WORK` lattice updates where that one costs more; the
+   realised width is second order and far below the a-priori one (W2 of
+   ``benchmarks/bench_accountants.py``, 1000 distinct epsilons in [0.01, 0.2]:
+   relative width about 8e-5). The a-priori width is
    in ``g.provenance["error"]``. Murtagh and Vadhan's polynomial-time approximation also
    discretizes the :math:`\varepsilon_i` and counts by dynamic programming; the
    mixture and threshold forms here make both sides certified and second order. More
@@ -94,7 +96,7 @@ the public functions).
 
 from __future__ import annotations
 
-from .lattice import DEFAULT_ERROR, DEFAULT_WORK, LATTICE_MAX_K, LATTICE_WORK_LIMIT
+from .lattice import DEFAULT_QUALITY, DEFAULT_WORK, LATTICE_MAX_K, LATTICE_WORK_LIMIT
 from .method import (
     DEFAULT_MAX_EXACT_SUPPORT,
     MAX_WINDOW,
@@ -114,7 +116,7 @@ __all__ = [
     "LATTICE_WORK_LIMIT",
     "DEFAULT_WORK",
     "LATTICE_MAX_K",
-    "DEFAULT_ERROR",
+    "DEFAULT_QUALITY",
     "MAX_WINDOW",
     "MIXED_SMALL_SUPPORT",
 ]

@@ -55,9 +55,12 @@ threshold, each costing :math:`P(s)|1 - e^{x - L(s)}| \approx P(s)|L(s) - x|`: s
 :math:`L + k\eta` under the coupling that rounds up, so
 ``epsilon_upper - epsilon_lower <= (2k + 1) * eta`` at every delta (the lower threshold
 :math:`m = \lceil (x + k\eta/2)/\eta\rceil` alone achieves it). An explicit ``error``
-chooses :math:`\eta = \text{error}/(2k + 1)`; the default picks the finest step within
-:data:`DEFAULT_WORK` lattice updates, whose realised width (second order) is far below
-the a-priori one (1000 distinct epsilons in [0.01, 0.2]: relative width about 7e-5).
+chooses :math:`\eta = \text{error}/(2k + 1)`. The default step is
+:math:`\sqrt{q \sum_i \varepsilon_i / k}` with :math:`q` = :data:`DEFAULT_QUALITY`
+(realised width about :math:`0.3 k\eta^2 = 3\cdot 10^{-7}\sum_i\varepsilon_i`), or the
+finest step within :data:`DEFAULT_WORK` lattice updates if that one costs more; the
+realised width is far below the a-priori one (1000 distinct epsilons in [0.01, 0.2]:
+relative width about 8e-5).
 """
 
 from __future__ import annotations
@@ -74,10 +77,11 @@ from .lossdist import _LossDist
 
 #: lattice updates allowed for an explicit ``error`` (about a second or two)
 LATTICE_WORK_LIMIT = 6e8
-#: lattice updates of the default grid when DEFAULT_ERROR is not affordable (about 0.2 s)
+#: lattice updates of the default grid at most (about 0.2 s on W2)
 DEFAULT_WORK = 1e8
-#: default target a-priori width of the heterogeneous bracket (epsilon_upper - epsilon_lower)
-DEFAULT_ERROR = 1e-3
+#: the default step is sqrt(DEFAULT_QUALITY * sum(eps) / k) (when affordable): the realised,
+#: second-order width is then about 0.3 k eta^2, i.e. 3e-7 of the sum of the epsilons
+DEFAULT_QUALITY = 1e-6
 #: the most mechanisms the lattice bracket takes (its work grows at least like k^2)
 LATTICE_MAX_K = 20000
 
@@ -456,17 +460,21 @@ def _choose_step(groups: Sequence[tuple[float, int]], error: float | None) -> fl
             f"fewer distinct epsilons."
         )
     if error is None:
-        # a-priori width DEFAULT_ERROR when cheap, else the finest grid within DEFAULT_WORK
-        eta = DEFAULT_ERROR / (2 * k + 1)
+        # the realised width is second order (about 0.3 k eta^2 on W2): aim at
+        # DEFAULT_QUALITY, within DEFAULT_WORK updates (else the finest grid within them)
+        eta = math.sqrt(DEFAULT_QUALITY * math.fsum(c * e for e, c in groups) / k)
         work = _lattice_work(groups, eta)
         if work <= DEFAULT_WORK:
             return eta
-        eta = _finest_step(groups, eta, work, DEFAULT_WORK)
-        if not math.isfinite(eta):
+        # the finest grid within DEFAULT_WORK, else (many mechanisms) within the hard limit
+        best = _finest_step(groups, eta, work, DEFAULT_WORK)
+        if not math.isfinite(best):
+            best = _finest_step(groups, eta, work, LATTICE_WORK_LIMIT)
+        if not math.isfinite(best):
             raise MethodNotApplicableError(
                 f"method 'optimal': no lattice for {k} mechanisms with {len(groups)} distinct "
-                f"epsilons fits the work limit {DEFAULT_WORK:.3g}; use method='pld'.")
-        return eta
+                f"epsilons fits the work limit {LATTICE_WORK_LIMIT:.3g}; use method='pld'.")
+        return best
     eta = error / (2 * k + 1)
     work = _lattice_work(groups, eta)
     if work > LATTICE_WORK_LIMIT:

@@ -209,10 +209,11 @@ def optimal_method(groups, *, error: float | None = None,
         error: for many distinct epsilons only: the a-priori width of the certified
             bracket, ``epsilon_upper - epsilon_lower <= error`` at every delta
             (grid step ``error / (2k + 1)``; at most :data:`LATTICE_WORK_LIMIT`
-            updates). ``None`` (default) uses 1e-3 when that takes at most
-            :data:`DEFAULT_WORK` updates, else the finest grid within them; the
-            a-priori width is in ``g.provenance["error"]``, the realised one (second
-            order in the step, far smaller) is what ``epsilon_bounds`` returns.
+            updates). ``None`` (default) picks a step whose realised width is about
+            3e-7 of the sum of the epsilons, or the finest within
+            :data:`DEFAULT_WORK` updates; the a-priori width is in
+            ``g.provenance["error"]``, the realised one (second order in the step, far
+            smaller) is what ``epsilon_bounds`` returns.
         max_exact_support: the largest number of outcomes enumerated exactly when the
             epsilons take several distinct values (default 2**21).
 
