@@ -119,3 +119,18 @@ def test_w2_default_bracket_within_1e_4():
     # the old first-order bracket's ends (main before this change) still enclose it
     assert 22.155 <= lo and hi <= 22.367
     assert math.isfinite(g.epsilon(2e-6)) and g.epsilon(1e-7) == math.inf  # the delta atoms: 1e-6
+
+
+def test_bracket_far_out_where_the_mirror_tail_underflows():
+    """Losses near 800: P(N <= -m) underflows, the first-order rounding bound takes over below."""
+    eps = [90.0 + 3.1 * i for i in range(8)]
+    g = optimal_composition([(e, 0.0) for e in eps], error=2.0, max_exact_support=1)
+    law = rr_law(eps)
+    for x in [300.0, 720.0, 745.0, 790.0, 800.0, 806.0]:
+        ref = rr_delta(eps, x, law)
+        lo, hi = g.delta_bounds(x)
+        assert mp.mpf(lo) <= ref <= mp.mpf(hi), (x, lo, float(ref), hi)
+        assert lo > 0.5 * float(ref)  # useful, not the trivial 0
+    elo, ehi = exact_epsilon(lambda x: rr_delta(eps, x, law), 1e-6, hi=sum(eps) + 1)
+    lo, hi = g.epsilon_bounds(1e-6)
+    assert lo <= ehi and elo <= hi and hi - lo <= 2.0

@@ -51,10 +51,21 @@ because :math:`Q(s) = P(-s)` and :math:`N(-s) = -N(s)`. One convolution gives th
 loss :math:`L = \sum s_i\varepsilon_i` and :math:`\eta N` fall on different sides of the
 threshold, each costing :math:`P(s)|1 - e^{x - L(s)}| \approx P(s)|L(s) - x|`: second order.
 
-**A-priori width.** :math:`|L - \eta N| \le k\eta/2` and the mixture's loss is at most
-:math:`L + k\eta` under the coupling that rounds up, so
+For large x, where :math:`P(N \le -m)` underflows, the larger of this and the first-order
+rounding bound :math:`E_P[(1 - e^{x + R - \eta N})_+]`, :math:`R \ge \sum_i|\varepsilon_i -
+n_i\eta| \ge \eta N - L`, is used.
+
+**A-priori width.** :math:`|L - \eta N| \le k\eta/2`, and each mixture is :math:`b_i`-DP, so
+:math:`RR(b_i)` dominates it, and the composition of the :math:`RR(b_i)` is at most the
+truth shifted by :math:`k\eta` (the coupling that rounds every loss up). Hence
 ``epsilon_upper - epsilon_lower <= (2k + 1) * eta`` at every delta (the lower threshold
-:math:`m = \lceil (x + k\eta/2)/\eta\rceil` alone achieves it). An explicit ``error``
+:math:`m = \lceil (x + k\eta/2)/\eta\rceil` alone achieves it), up to the floating-point
+slack and the cut-off mass below.
+
+**Windows.** Both convolutions drop the far right tail, and the upper one the far left
+tail too (Hoeffding windows, :func:`_run`): at most ``_TRIM`` = 1e-50 of mass in all,
+counted as infinite loss on the upper side (so deltas below about 1e-45 are answered
+loosely, never wrongly). An explicit ``error``
 chooses :math:`\eta = \text{error}/(2k + 1)`. The default step is
 :math:`\sqrt{q \sum_i \varepsilon_i / k}` with :math:`q` = :data:`DEFAULT_QUALITY`
 (realised width about :math:`0.3 k\eta^2 = 3\cdot 10^{-7}\sum_i\varepsilon_i`), or the
