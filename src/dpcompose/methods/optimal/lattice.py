@@ -136,7 +136,7 @@ def _grid_steps(eps: float, eta: float) -> tuple[int, int]:
 
 
 def _rr_masses(eps: float) -> tuple[float, float]:
-    """(e^eps / (1 + e^eps), 1 / (1 + e^eps)), each within 3u relatively."""
+    """(e^eps / (1 + e^eps), 1 / (1 + e^eps)), each within 4u relatively (exp within 1 ulp)."""
     e = math.exp(-eps)
     return 1.0 / (1.0 + e), e / (1.0 + e)
 
@@ -176,8 +176,9 @@ def _mixture_weight(eps: float, n: int, eta: float) -> float:
 def _upper_steps(groups: Sequence[tuple[float, int]], eta: float) -> list[_Step]:
     """Per group: the mixture of RR(a) and RR(b) (or RR(eps) itself on a lattice point).
 
-    Masses: 3u (:func:`_rr_masses`), the weight or its complement (exact or within u:
-    ``1 - lam`` is exact for lam >= 1/2 and within u/2 above 1/2) and one product: 5u;
+    Masses: 4u (:func:`_rr_masses`), the weight or its complement (exact or within u:
+    ``1 - lam`` is exact for lam >= 1/2 and within u/2 above 1/2) and one product: 6u,
+    plus ``u (a + b)`` for the rounded arguments ``fl(n eta)`` (``|d log p / dx| <= 1``);
     each application adds ``len(atoms) + 1`` u (:func:`_convolve`).
     """
     steps: list[_Step] = []
@@ -185,13 +186,14 @@ def _upper_steps(groups: Sequence[tuple[float, int]], eta: float) -> list[_Step]
         fl, ce = _grid_steps(eps, eta)
         if fl == ce:  # on the lattice: randomized response itself, exactly
             p, q = _rr_masses(eps)
-            steps.append(_kernel(((ce, p), (-ce, q)), c, (2.0 * ce) ** 2, 3.0 + 3.0))
+            steps.append(_kernel(((ce, p), (-ce, q)), c, (2.0 * ce) ** 2, 4.0 + 3.0))
             continue
         lam = _mixture_weight(eps, fl, eta)
         pa, qa = _rr_masses(fl * eta)
         pb, qb = _rr_masses(ce * eta)
         atoms = [(ce, lam * pb), (-ce, lam * qb), (fl, (1.0 - lam) * pa), (-fl, (1.0 - lam) * qa)]
-        steps.append(_kernel(atoms, c, (2.0 * ce) ** 2, 5.0 + 5.0))
+        # the arguments fl(n eta) err by <= u n eta, which moves p and q by <= that relatively
+        steps.append(_kernel(atoms, c, (2.0 * ce) ** 2, 6.0 + 5.0 + 2.0 * ce * eta))
     return steps
 
 
@@ -205,8 +207,8 @@ def _lower_steps(groups: Sequence[tuple[float, int]], eta: float) -> list[_Step]
 
     Consecutive mechanisms on the same lattice point n (up to :data:`_RUN`) become one
     kernel: the law of ``n * (sum of their signs)``, a Poisson binomial computed by the
-    non-negative recursion (per mechanism: masses 3u, one product and one sum per entry,
-    so 6u per merged mechanism), applied with ``c + 2`` u. Any lattice points give a valid
+    non-negative recursion (per mechanism: masses 4u, one product and one sum per entry,
+    so 7u per merged mechanism), applied with ``c + 2`` u. Any lattice points give a valid
     lower bound; the nearest (rounded in floating point) make it tight.
     """
     per: list[tuple[int, float, float]] = []
@@ -225,10 +227,10 @@ def _lower_steps(groups: Sequence[tuple[float, int]], eta: float) -> list[_Step]
             g = [a * q + b * p for a, b in zip(g + [0.0], [0.0] + g)]
         c = j - i
         if n == 0:  # every sign gives loss 0: the kernel is the identity
-            steps.append(_kernel(((0, math.fsum(g)),), 1, 0.0, 7.0 * c + 2.0))
+            steps.append(_kernel(((0, math.fsum(g)),), 1, 0.0, 8.0 * c + 2.0))
         else:
             steps.append(_kernel(tuple((n * (2 * l - c), float(w)) for l, w in enumerate(g)),
-                                 1, c * (2.0 * n) ** 2, 7.0 * c + 2.0))
+                                 1, c * (2.0 * n) ** 2, 8.0 * c + 2.0))
         i = j
     return steps
 
