@@ -19,7 +19,7 @@ from ...guarantee import Guarantee, perfect_privacy
 from ...mechanisms import describe
 from ...representations import eps_delta_pair, is_class_worst_case
 from ..registry import register_method
-from .lattice import _choose_step, _lattice_dist
+from .lattice import _choose_step, _ThresholdLower, _upper_dist
 from .lossdist import _Binomial, _exact_dist, _LossDist, _max_loss, _MixedDist
 
 __all__ = [
@@ -60,7 +60,7 @@ class _Composition:
         self.info: dict[str, Any] = {}
         self.exact = True
         self.dist_up: _LossDist | _MixedDist | None = None
-        self.dist_lo: _LossDist | _MixedDist | None = None
+        self.dist_lo: _LossDist | _MixedDist | _ThresholdLower | None = None
         if self.nonprivate or not self.groups:
             self.info["path"] = "non-private" if self.nonprivate else "perfectly private"
             return
@@ -71,6 +71,10 @@ class _Composition:
                 f"method 'optimal': the composed loss reaches {max_loss:.3g}, beyond the range "
                 f"where doubles resolve it (about 1e15); use method='simple' (the sum of "
                 f"epsilons).")
+        if 2 ** min(len(self.groups) - 1, 64) > max(max_exact_support, MIXED_SMALL_SUPPORT):
+            # every window has >= 2 outcomes: neither exact path can apply (skip the windows)
+            self._lattice(error)
+            return
         bins = [_Binomial(e, c) for e, c in self.groups]
         sizes = [b.size for b in bins]
         support = math.prod(sizes)
@@ -97,13 +101,16 @@ class _Composition:
             self.dist_up = self.dist_lo = mixed
             self.info.update(path="exact-mixed", support=mixed.size, error=0.0)
         else:
-            self.exact = False
-            eta = _choose_step(self.groups, error)
-            k = sum(c for _, c in self.groups)
-            self.dist_up = _lattice_dist(self.groups, eta, upper=True)
-            self.dist_lo = _lattice_dist(self.groups, eta, upper=False)
-            self.info.update(path="lattice", eta=eta, error=k * eta,
-                             support=self.dist_up.size)
+            self._lattice(error)
+
+    def _lattice(self, error: float | None) -> None:
+        """The certified second-order bracket on a lattice (:mod:`.lattice`)."""
+        self.exact = False
+        eta = _choose_step(self.groups, error)
+        k = sum(c for _, c in self.groups)
+        self.dist_up = _upper_dist(self.groups, eta)
+        self.dist_lo = _ThresholdLower(self.groups, eta)
+        self.info.update(path="lattice", eta=eta, error=(2 * k + 1) * eta, support=self.dist_up.size)
 
     # -- profile ---------------------------------------------------------------
     def delta_upper(self, x: float) -> float:
@@ -199,11 +206,14 @@ def optimal_method(groups, *, error: float | None = None,
 
     Args:
         groups: ``((mechanism, count), ...)`` from :func:`dpcompose.compose.normalize`.
-        error: for many distinct epsilons only: the target width of the certified
+        error: for many distinct epsilons only: the a-priori width of the certified
             bracket, ``epsilon_upper - epsilon_lower <= error`` at every delta
-            (grid step ``error / k``). ``None`` (default) picks the finest grid whose
-            direct convolution takes at most :data:`LATTICE_WORK_LIMIT` updates and
-            records the resulting width in ``g.provenance["error"]``.
+            (grid step ``error / (2k + 1)``; at most :data:`LATTICE_WORK_LIMIT`
+            updates). ``None`` (default) picks a step whose realised width is about
+            3e-7 of the sum of the epsilons, or the finest within
+            :data:`DEFAULT_WORK` updates; the a-priori width is in
+            ``g.provenance["error"]``, the realised one (second order in the step, far
+            smaller) is what ``epsilon_bounds`` returns.
         max_exact_support: the largest number of outcomes enumerated exactly when the
             epsilons take several distinct values (default 2**21).
 
@@ -231,7 +241,9 @@ def optimal_method(groups, *, error: float | None = None,
         Complexity of Computing the Optimal Composition of Differential Privacy",
         TCC 2016 / Theory of Computing 2018 (the exact optimal composition for
         heterogeneous (eps_i, delta_i), its #P-completeness, and the approximation
-        by discretization and dynamic programming).
+        by discretization and dynamic programming). Zhu, Dong and Wang, "Optimal
+        Accounting of Differential Privacy via Characteristic Function", AISTATS
+        2022, Thm 10 (dominating pairs compose: the lattice bracket's upper side).
     """
     error = _check_error(error)
     max_exact_support = _check_support(max_exact_support)
