@@ -11,11 +11,10 @@ unchanged). A provider returns None where M is cheap anyway (it is then run eage
 ``optimal``: its reported profile is a certified *upper* bound on the exact optimal
 composition of the (eps_i, delta_i) classes, :math:`\delta^\star(x)` (Kairouz-Oh-Viswanath
 Thm 3.3; Murtagh-Vadhan), whatever the mechanisms are (for Laplace it is not tight, and
-it still bounds :math:`\delta^\star`). Rounding every randomized-response loss
-:math:`\pm\varepsilon_i` *down* to a coarse lattice :math:`\eta\mathbb{Z}` with the true
-masses kept lowers every composed loss, so the lattice profile evaluated with its lower
-error bounds (``_LossDist.lower``) is :math:`\le \delta^\star(x) \le` optimal's
-``delta(x)``, and its inverse (``side="lower"``) is :math:`\le` optimal's ``epsilon(delta)``
+it still bounds :math:`\delta^\star`). The lower half of optimal's own bracket
+(``optimal.lattice._ThresholdLower``: events of the nearest-point lattice law, each a valid
+set in :math:`\delta^\star(x) = \sup_A P(A) - e^x Q(A)`) at a coarse step is
+:math:`\le \delta^\star(x) \le` optimal's ``delta(x)``, and its inverse (``side="lower"``) is :math:`\le` optimal's ``epsilon(delta)``
 (optimal's epsilon passes its own profile: ``delta_upper(e) <= delta``). This is the lower
 half of optimal's own bracket at a coarser step, here with at most :data:`SKIP_WORK`
 lattice updates (optimal's own default allows 6e8).
@@ -56,14 +55,16 @@ class OptimalSkipBound:
 
     @functools.cached_property
     def _dist(self) -> Any:
-        from .optimal.lattice import _lattice_dist, _lattice_plan
+        from .optimal.lattice import _lattice_work, _ThresholdLower
 
         k = sum(c for _, c in self.groups)
         total = sum(c * e for e, c in self.groups)
         eta = max(k * total / (2.0 * SKIP_WORK), 1e-12)
-        while _lattice_plan(self.groups, eta, False)[3] > SKIP_WORK:
+        while _lattice_work(self.groups, eta) > SKIP_WORK:
             eta *= 1.25
-        return _lattice_dist(self.groups, eta, upper=False)
+        # optimal's own lower bound on the class composition (threshold events of the
+        # nearest-point lattice law), at a coarser step: <= delta* <= optimal's delta
+        return _ThresholdLower(self.groups, eta)
 
     def delta(self, epsilon: float) -> float:
         """<= optimal's delta(epsilon): the class profile with losses rounded down, lower error bounds."""
