@@ -74,7 +74,7 @@ def test_cli_gaussian_group_brackets_the_exact_gaussian(sigma, g, k, delta):
     ("group(laplace(10), size=k)", "size", "free parameter"),
     ("group(group(laplace(10), 2), 2)", None, "group inside a group"),
     ("group(laplace(10) x 3, size=2)", None, "after the group"),
-    ("group(laplace(10) @ poisson(0.1), size=2)", None, "after the group"),
+    ("group(laplace(10) @ poisson(0.1) x 3, size=2)", None, "after the group"),
     ("group(laplace(10), size=2) @ poisson(0.1)", None, "sampler after group"),
     ("group(laplace(10))", None, "group size"),
 ])
