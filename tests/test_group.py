@@ -9,6 +9,7 @@ finite laws (tests/oracles/group.py) for the (epsilon, delta) chain rule.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import mpmath as mp
@@ -60,6 +61,50 @@ def test_gaussian_group_is_mu_times_g(sigma, sens, g):
     for a, tau in zip((2.0, 8.0), curve):
         assert float(a * mu * mu / 2) <= tau <= float(a * mu * mu / 2) * (1.0 + 1e-12)
     assert dominating_pair(m).attained and pure_epsilon(m) == math.inf and eps_delta_pair(m) is None
+
+
+def _tree_group_sensitivity_brute(n: int, g: int) -> int:
+    """max over placements of g records in n leaves of sum_v c_v^2 over the released dyadic nodes v
+    (c_v: the group's records in v's leaves): the squared L2 change of the node vector in clip
+    norms when the g records are zeroed out with aligned gradients."""
+    released, size = [], 1
+    while size <= n:
+        released += [(start, start + size) for start in range(1, n - size + 2, size)]
+        size *= 2
+    return max(sum(sum(a <= leaf < b for leaf in placement) ** 2 for a, b in released)
+               for placement in itertools.combinations_with_replacement(range(1, n + 1), g))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 6, 8, 13])
+@pytest.mark.parametrize("g", [1, 2, 3])
+def test_tree_group_node_change_is_g_squared_nodes_by_enumeration(n, g):
+    assert _tree_group_sensitivity_brute(n, g) == g * g * dpc.TreeAggregation(1.0, n).nodes
+
+
+@settings(max_examples=25)
+@given(sigma=st.floats(0.5, 30.0), steps=st.integers(1, 10**6), g=st.integers(1, 16),
+       e=st.sampled_from([0.0, 0.5, 1.0, 3.0]))
+def test_tree_group_is_the_gaussian_with_mu_g_sqrt_nodes(sigma, steps, g, e):
+    m = dpc.Group(dpc.TreeAggregation(sigma, steps), g)
+    mu = g * mp.sqrt(steps.bit_length()) / mp.mpf(sigma)
+    exact = gaussian_delta_mp(mu, e)
+    if exact < mp.mpf("1e-290"):
+        return
+    assert exact <= privacy_profile(m)(e) <= exact * (1 + 1e-6)
+    tau = renyi_curve(m, [2.0])[0]
+    assert float(mu * mu) <= tau <= float(mu * mu) * (1 + 1e-12)  # alpha mu^2 / 2 at alpha = 2
+    assert dominating_pair(m).attained  # exact: attained by g records in one leaf
+
+
+def test_tree_group_composes_with_lower_bounds_around_the_closed_form():
+    # 3 restarted trees (epochs), a person's 4 records: mu = 4 sqrt(10 * 3) / 8
+    m = dpc.Group(dpc.TreeAggregation(8.0, 1000), 4)
+    res = dpc.compose([(m, 3)], method="pld")
+    mu = 4 * mp.sqrt(10 * 3) / 8
+    for e in (0.5, 2.0):
+        truth = float(gaussian_delta_mp(mu, e))
+        assert res.delta(e) >= truth * (1.0 - 1e-12)
+        assert res.has_lower_bound and res.delta_lower(e) <= truth * (1.0 + 1e-12)
 
 
 @pytest.mark.parametrize("scale,sens,g", [(1.0, 1.0, 2), (5.0, 0.3, 3)])

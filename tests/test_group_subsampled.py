@@ -24,7 +24,7 @@ from dpcompose.representations.rules import (
     renyi_curve,
 )
 from dpcompose.expressions import format_expression, format_mechanism, parse, to_mechanisms
-from tests.oracles.sampled_group import renyi_divergences, threshold_delta
+from oracles.sampled_group import renyi_divergences, threshold_delta
 
 RDP_CERTIFIES = "method='rdp' certifies it \\(the Renyi group rule\\)"
 

@@ -87,6 +87,8 @@ class Group(Mechanism):
       sensitivity :math:`g\Delta` (the query moves by at most :math:`g\Delta` in the norm
       that defines :math:`\Delta`, by the triangle inequality; the pair is attained by a
       sum query whose records move together);
+    - ``TreeAggregation(sigma, n)`` (one pass, zero-out relation): exactly the Gaussian with
+      :math:`\mu = g\sqrt{\text{nodes}}/\sigma` (attained by g records in one leaf);
     - a mechanism with its own :math:`(\varepsilon, \delta)` pair (``PureDP``,
       ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
       :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,

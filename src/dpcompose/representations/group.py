@@ -9,6 +9,14 @@ Each rule of a group is the rule of one *equivalent* mechanism (:func:`group_equ
   mechanism's pair at sensitivity :math:`g\Delta` dominates; it is attained by a sum query
   whose g records move together, so this is exact (lower bounds included). For the
   Gaussian, :math:`\mu \mapsto g\mu`.
+- **Tree aggregation** (``TreeAggregation(sigma, n)``, one pass, the zero-out relation): the
+  Gaussian with :math:`\mu = g\sqrt{\text{nodes}}/\sigma`, exact. Zeroing out g records
+  changes node v by at most :math:`c_v C` (:math:`c_v` of them in its leaves, triangle
+  inequality), and :math:`\sum_v c_v^2 \le g \sum_v c_v \le g^2\,\text{nodes}` (each
+  record lies in at most ``nodes`` released nodes, :math:`c_v \le g`), so by the adaptive
+  composition of Gaussian DP (Dong, Roth and Su, "Gaussian Differential Privacy", Cor. 3.3)
+  the run is :math:`g\sqrt{\text{nodes}}/\sigma`-GDP; g records in one leaf with aligned
+  gradients attain it. (Replacing one record by another is two zero-outs: ``Group(tree, 2)``.)
 - **zCDP** (``ZCDP(rho)``): ``ZCDP(g^2 rho)`` (Bun and Steinke, "Concentrated
   Differential Privacy: Simplifications, Extensions, and Lower Bounds", TCC 2016, the
   group privacy proposition of Sec. 5); tight for the Gaussian member
@@ -65,6 +73,7 @@ from ..mechanisms import (
     Laplace,
     Mechanism,
     Subsampled,
+    TreeAggregation,
     describe,
 )
 from .renyi import check_orders
@@ -113,6 +122,10 @@ def group_equivalent(m: Group) -> Mechanism:
     if kind in (DiscreteLaplace, DiscreteGaussian) and isinstance(inner, (DiscreteLaplace, DiscreteGaussian)):
         # whole numbers: the product is exact (the class checks its range)
         return kind(**{**_fields(inner), "sensitivity": inner.sensitivity * g})
+    if kind is TreeAggregation and isinstance(inner, TreeAggregation):
+        # g sqrt(nodes) clip norms (module docstring): the tree's Gaussian with g times its sensitivity
+        tree = inner.gaussian
+        return Gaussian(tree.sigma, sensitivity=_times_up(g, tree.sensitivity))
     if kind is ZCDP and isinstance(inner, ZCDP):
         return ZCDP(frac_up(Fraction(g) ** 2 * Fraction(inner.rho)))
     if kind is BoundedRange and isinstance(inner, BoundedRange):
@@ -149,7 +162,7 @@ def _own_pair(m: Group) -> tuple[float, float]:
     if pair is None:
         raise NoRuleError(
             f"group privacy: no certified group rule for {describe(inner)}. dpcompose scales the "
-            f"sensitivity of Laplace, Gaussian, DiscreteLaplace and DiscreteGaussian noise and chains "
+            f"sensitivity of Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian and TreeAggregation noise and chains "
             f"the (epsilon, delta) pair of PureDP, ApproxDP, RandomizedResponse and Exponential, and maps ZCDP(rho) to "
             f"ZCDP(g^2 rho); for other mechanisms account "
             f"per person directly (state the mechanism with the per-person sensitivity).",
@@ -158,7 +171,7 @@ def _own_pair(m: Group) -> tuple[float, float]:
 
 
 def _is_exact(m: Group) -> bool:
-    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian, ZCDP)
+    return type(m.mechanism) in (Laplace, Gaussian, DiscreteLaplace, DiscreteGaussian, ZCDP, TreeAggregation)
 
 
 # ---------------------------------------------------------------------------
