@@ -204,7 +204,8 @@ class _Parser:
                     "'x' and a count, '+' or the end: a sampler after group(...) is refused (a "
                     "person's records may be sampled together or apart, which changes the guarantee); "
                     "write the per-record sampler inside the group, group(gaussian(sigma=1) @ poisson(q), "
-                    "size=g) (certified by method rdp), or account per person, "
+                    "size=g) (each record sampled on its own; certified by method rdp), or, for a "
+                    "person's records sampled together, "
                     "gaussian(sigma, sensitivity=g*C) @ poisson(q)")
             if sampling is None and self.tok.kind == "sym" and self.tok.text == "@":
                 self.i += 1

@@ -32,7 +32,8 @@ who contributes up to 3 records (:class:`~dpcompose.mechanisms.Group`, whose rul
 :mod:`dpcompose.representations.group`); the size is a whole number >= 1 without free
 parameters, a group holds one mechanism without count, and a per-record sampler goes
 inside it: ``group(gaussian(sigma=1) @ poisson(0.01), size=2) x 1000`` is
-``Group(Subsampled(...), 2)``, certified by method ``rdp`` (the Renyi group rule). A sampler
+``Group(Subsampled(...), 2)`` (each record sampled on its own), certified by method ``rdp``
+(the Renyi group rule). A sampler
 after a group is refused (whether a person's records are sampled together or apart is a
 property of the pipeline that the expression does not state). A mechanism may leave out a required parameter (``gaussian x 14062``);
 such a *template* cannot be composed, but :mod:`dpcompose.calibration` can fill in the

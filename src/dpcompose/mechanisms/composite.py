@@ -93,11 +93,13 @@ class Group(Mechanism):
       ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
       :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,
       which is at most Dwork and Roth's :math:`(g\varepsilon,\ g e^{(g-1)\varepsilon}\delta)`;
-    - a subsampled mechanism (``Subsampled(...)``): its Renyi curve by the Renyi group rule
-      (the weak triangle inequality over a chain of g neighbours; it needs only the
-      one-record curve, so it holds whether a person's records are sampled together or
-      apart), so ``method='rdp'`` (and ``'auto'``) certifies it; other rules refuse it
-      unless the subsampled mechanism has its own :math:`(\varepsilon, \delta)` pair;
+    - a subsampled mechanism (``Subsampled(...)``, which samples each record on its own):
+      its Renyi curve by the Renyi group rule (the weak triangle inequality over a chain of
+      g neighbours, from the one-record curve), so ``method='rdp'`` (and ``'auto'``)
+      certifies it; other rules refuse it unless the subsampled mechanism has its own
+      :math:`(\varepsilon, \delta)` pair. A pipeline that samples a person's records
+      together (user-level sampling) is not this mechanism: describe the person as
+      ``Subsampled(Gaussian(sigma, sensitivity=g * C), q)`` (a larger loss);
     - anything else is refused (no group rule is certified for it here).
 
     Args:
