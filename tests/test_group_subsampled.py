@@ -127,3 +127,12 @@ def test_cli_answers_by_rdp_above_the_instance():
     out = json.loads(res.output)
     assert out["method"] == "rdp"
     assert out["delta_upper"] >= float(threshold_delta(1.0, 0.01, 2, 1000, 2.0))
+
+
+def test_calibrated_sigma_leaves_the_instance_within_the_target():
+    # calibration solves under rdp; at its sigma the instance's delta (a lower bound of the
+    # truth) must already meet the target, or the certified answer would be below the truth
+    res = dpc.calibrate(lambda s: _group(s, 0.01, 2), 1000, epsilon=3.0, delta=1e-5)
+    assert res.parameter > 0.0
+    assert float(threshold_delta(res.parameter, 0.01, 2, 1000, 3.0)) <= 1e-5
+    assert dpc.compose([(_group(res.parameter, 0.01, 2), 1000)], method="auto").epsilon(1e-5) <= 3.0
