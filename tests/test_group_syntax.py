@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from dpcompose.cli import app
 from dpcompose.errors import NoRuleError
 from dpcompose.expressions import ExpressionError, format_expression, format_mechanism, parse, syntax_table, to_mechanisms
-from dpcompose.mechanisms import Group, Laplace, PureDP, Subsampled
+from dpcompose.mechanisms import Gaussian, Group, Laplace, PureDP, Subsampled
 from dpcompose.plan import PlanError, parse_plan
 
 from oracles import gaussian_delta_mp
@@ -74,7 +74,7 @@ def test_cli_gaussian_group_brackets_the_exact_gaussian(sigma, g, k, delta):
     ("group(laplace(10), size=k)", "size", "free parameter"),
     ("group(group(laplace(10), 2), 2)", None, "group inside a group"),
     ("group(laplace(10) x 3, size=2)", None, "after the group"),
-    ("group(laplace(10) @ poisson(0.1), size=2)", None, "after the group"),
+    ("group(laplace(10) @ poisson(0.1) x 3, size=2)", None, "after the group"),
     ("group(laplace(10), size=2) @ poisson(0.1)", None, "sampler after group"),
     ("group(laplace(10))", None, "group size"),
 ])
@@ -112,6 +112,49 @@ def test_plan_expression_string_and_error():
     assert p.composition() == [(Group(Laplace(10.0), 3), 50)]
     with pytest.raises(PlanError, match="size"):
         parse_plan('[[invocations]]\nmechanism = "group(laplace(scale=10), size=0)"\n')
+
+
+def _plan_with(mechanism: str, count: int = 1) -> str:
+    return f"[[invocations]]\nmechanism = {mechanism}\ncount = {count}\n"
+
+
+def test_plan_group_table_builds_the_group_and_its_per_record_sampler():
+    p = parse_plan(_plan_with('{ type = "group", size = 3, mechanism = { type = "laplace", scale = 10 } }', 50))
+    assert p.composition() == [(Group(Laplace(10.0), 3), 50)]
+    sampled = ('{ type = "group", size = 2, mechanism = { type = "gaussian", sigma = 1.1, '
+               'sampling = { rate = 0.01 } } }')
+    p = parse_plan(_plan_with(sampled, 1000))
+    assert p.composition() == [(Group(Subsampled(Gaussian(1.1), 0.01), 2), 1000)]
+    # the table and the expression string are the same plan
+    same = parse_plan(_plan_with('"group(gaussian(sigma=1.1) @ poisson(0.01), size=2)"', 1000))
+    assert same.composition() == p.composition()
+
+
+def test_plan_group_table_value_matches_the_closed_form():
+    # a Laplace(b) group of g records, k runs: pure k g / b, attained at delta = 0 (as the CLI test above)
+    p = parse_plan(_plan_with('{ type = "group", size = 4, mechanism = { type = "laplace", scale = 20 } }', 5))
+    import dpcompose as dpc
+
+    g = dpc.compose(p.composition(), method="optimal")
+    assert 1.0 <= g.epsilon(0.0) <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("table, path, needle", [
+    ('{ type = "group", size = 0, mechanism = { type = "laplace", scale = 10 } }', "mechanism.size", "whole number >= 1"),
+    ('{ type = "group", size = 2.0, mechanism = { type = "laplace", scale = 10 } }', "mechanism.size", "integer"),
+    ('{ type = "group", mechanism = { type = "laplace", scale = 10 } }', "mechanism.size", "missing"),
+    ('{ type = "group", size = 2, mechanism = "laplace(10)" }', "mechanism.mechanism", "not an expression string"),
+    ('{ type = "group", size = 2, mechanism = { type = "group", size = 2, mechanism = { type = "laplace", '
+     'scale = 10 } } }', "mechanism.mechanism", "not another group"),
+    ('{ type = "group", size = 2, mechanism = { type = "laplace", scale = -1 } }', "mechanism.mechanism.scale", "> 0"),
+    ('{ type = "group", size = 2, mechanism = { type = "laplace", scale = 10 }, sampling = { rate = 0.1 } }',
+     "mechanism.sampling", "unknown key"),
+])
+def test_plan_group_table_errors_name_the_field(table, path, needle):
+    with pytest.raises(PlanError) as info:
+        parse_plan(_plan_with(table))
+    assert f"invocations[0].{path}" in str(info.value)
+    assert needle in str(info.value)
 
 
 def test_mechanisms_lists_group():

@@ -190,21 +190,24 @@ class _Parser:
         return tuple(terms)
 
     def term(self) -> Term:
+        sampling = None
         if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
-            key, params, size = self.group()
+            key, params, sampling, size = self.group()
         else:
             key, params = self.call()
             size = None
         count: int | Expr = 1
-        sampling = None
         seen_count = False
         for _ in range(2):
+            if self.tok.kind == "sym" and self.tok.text == "@" and size is not None:
+                raise self.fail(
+                    "'x' and a count, '+' or the end: a sampler after group(...) is refused (a "
+                    "person's records may be sampled together or apart, which changes the guarantee); "
+                    "write the per-record sampler inside the group, group(gaussian(sigma=1) @ poisson(q), "
+                    "size=g) (each record sampled on its own; certified by method rdp), or, for a "
+                    "person's records sampled together, "
+                    "gaussian(sigma, sensitivity=g*C) @ poisson(q)")
             if sampling is None and self.tok.kind == "sym" and self.tok.text == "@":
-                if size is not None:
-                    raise self.fail(
-                        "'x' and a count, '+' or the end: a sampler after group(...) is refused (a "
-                        "person's records may be sampled together or apart, which changes the guarantee); "
-                        "account per person instead, e.g. gaussian(sigma, sensitivity=g*C) @ poisson(q)")
                 self.i += 1
                 sampling = self.sampler()
             elif not seen_count and self.accept("times"):
@@ -212,16 +215,19 @@ class _Parser:
                 seen_count = True
         return Term(key, params, count, sampling, size)
 
-    def group(self) -> tuple[str, tuple[tuple[str, float | Expr], ...], int]:
-        """``group(mechanism, size=g)``: the inner mechanism and the size (a whole number >= 1)."""
+    def group(self) -> tuple[str, tuple[tuple[str, float | Expr], ...], tuple[str, float | Expr] | None, int]:
+        """``group(mechanism [@ sampler], size=g)``: the inner mechanism, its sampler and the size (>= 1)."""
         self.i += 1
         self.expect("sym", "(", "'(' and a mechanism, as in group(laplace(scale=10), size=3)")
         if self.tok.kind == "name" and self.tok.text.lower() == GROUP_NAME:
             raise self.fail("a mechanism: a group inside a group is refused; write one group with the "
                             "product of the sizes (a group of groups of sizes g1 and g2 is one of size g1*g2)")
         key, params = self.call()
+        sampling = None
+        if self.accept("sym", "@"):  # the per-record sampler: Group(Subsampled(...))
+            sampling = self.sampler()
         if self.tok.kind in ("times",) or (self.tok.kind == "sym" and self.tok.text == "@"):
-            raise self.fail("',' and the size: write the count and sampler after the group, "
+            raise self.fail("',' and the size: write the count after the group, "
                             "as in group(laplace(scale=10), size=3) x 50")
         self.expect("sym", ",", "',' and the group size, as in group(laplace(scale=10), size=3)")
         if self.tok.kind == "name" and self.tok.text.lower() == "size":
@@ -242,7 +248,7 @@ class _Parser:
                 f"is not a whole number >= 1 (the most records one person contributes); write e.g. size=3",
                 text=self.text, position=t.pos, expected=what, field="size")
         self.expect("sym", ")", "')' after the group size")
-        return key, params, int(value)
+        return key, params, sampling, int(value)
 
     def call(self) -> tuple[str, tuple[tuple[str, float | Expr], ...]]:
         """``NAME [ "(" arguments ")" ]``: the mechanism's name and its parameters in canonical order."""

@@ -30,9 +30,12 @@ Numbers may be written ``20``, ``0.1``, ``1e-6`` or ``inf`` (where the parameter
 allows it). ``group(laplace(scale=10), size=3) x 50`` is the mechanism seen by a person
 who contributes up to 3 records (:class:`~dpcompose.mechanisms.Group`, whose rules are in
 :mod:`dpcompose.representations.group`); the size is a whole number >= 1 without free
-parameters, a group holds one mechanism without count or sampler, and a sampler after a
-group is refused (whether a person's records are sampled together or apart is a property
-of the pipeline that the expression does not state). A mechanism may leave out a required parameter (``gaussian x 14062``);
+parameters, a group holds one mechanism without count, and a per-record sampler goes
+inside it: ``group(gaussian(sigma=1) @ poisson(0.01), size=2) x 1000`` is
+``Group(Subsampled(...), 2)`` (each record sampled on its own), certified by method ``rdp``
+(the Renyi group rule). A sampler
+after a group is refused (whether a person's records are sampled together or apart is a
+property of the pipeline that the expression does not state). A mechanism may leave out a required parameter (``gaussian x 14062``);
 such a *template* cannot be composed, but :mod:`dpcompose.calibration` can fill in the
 free parameter (``dpcompose calibrate``).
 
@@ -188,18 +191,20 @@ class Term:
         d = dict(self.params)
         try:
             m = kind.cls(**d)
-            if self.group is not None:
-                m = Group(m, self.group)
-                # refuse a family without a group rule here, naming it and why (NoRuleError,
-                # an UnsupportedMechanismError), not later inside an accounting method
-                group_equivalent(m)
-            if self.sampling is not None:
+            if self.sampling is not None:  # with a group: the per-record sampler inside it
                 scheme, rate = self.sampling
                 try:
                     # the rate has no free parameter (raised above); Subsampled checks the value
                     m = Subsampled(m, cast(float, rate), cast(Scheme, scheme))
                 except InvalidParameterError as exc:
                     raise ExpressionError(f"sampler {scheme}({_num(rate)}): {exc}", field="rate") from None
+            if self.group is not None:
+                m = Group(m, self.group)
+                if self.sampling is None:
+                    # refuse a family without a group rule here, naming it and why (NoRuleError,
+                    # an UnsupportedMechanismError), not later inside an accounting method; a
+                    # sampled group has only a Renyi curve (rdp says whether it applies)
+                    group_equivalent(m)
         except ExpressionError:
             raise
         except (InvalidParameterError, UnsupportedMechanismError) as exc:
@@ -303,10 +308,10 @@ def format_term(t: Term) -> str:
     """The canonical text of a term (parses back to an equal term)."""
     args = ", ".join(f"{n}={_num(v)}" for n, v in t.params)
     s = f"{t.kind}({args})" if args else t.kind
+    if t.sampling is not None:  # inside the group where there is one (Group(Subsampled(...)))
+        s += f" @ {t.sampling[0]}({_num(t.sampling[1])})"
     if t.group is not None:
         s = f"{GROUP_NAME}({s}, size={t.group})"
-    if t.sampling is not None:
-        s += f" @ {t.sampling[0]}({_num(t.sampling[1])})"
     if t.count != 1:
         count = str(t.count)
         if isinstance(t.count, Expr) and t.count.precedence < 2:
@@ -334,6 +339,9 @@ def term_of(mechanism: Mechanism, count: int = 1) -> Term:
                 f"subsampled); account per person instead")
         size = mechanism.size
         mechanism = mechanism.mechanism
+        if isinstance(mechanism, Subsampled):  # Group(Subsampled(...)): the sampler inside the group
+            sampling = (mechanism.scheme, float(mechanism.rate))
+            mechanism = mechanism.mechanism
     kind = syntax_of(type(mechanism))  # NoRuleError (an UnsupportedMechanismError) if none
     params = tuple((p, float(getattr(mechanism, p))) for p in kind.params)
     return Term(kind.name, params, count, sampling, size)

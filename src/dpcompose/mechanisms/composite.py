@@ -87,19 +87,30 @@ class Group(Mechanism):
       sensitivity :math:`g\Delta` (the query moves by at most :math:`g\Delta` in the norm
       that defines :math:`\Delta`, by the triangle inequality; the pair is attained by a
       sum query whose records move together);
+    - ``TreeAggregation(sigma, n)`` (one pass, zero-out relation): exactly the Gaussian with
+      :math:`\mu = g\sqrt{\text{nodes}}/\sigma` (attained by g records in one leaf);
     - a mechanism with its own :math:`(\varepsilon, \delta)` pair (``PureDP``,
       ``ApproxDP``, ``RandomizedResponse``, ``Exponential``): an upper bound,
       :math:`(g\varepsilon,\ \delta\,(e^{g\varepsilon} - 1)/(e^{\varepsilon} - 1))`-DP,
       which is at most Dwork and Roth's :math:`(g\varepsilon,\ g e^{(g-1)\varepsilon}\delta)`;
+    - a subsampled mechanism (``Subsampled(...)``, which samples each record on its own):
+      its Renyi curve by the Renyi group rule (the weak triangle inequality over a chain of
+      g neighbours, from the one-record curve), so ``method='rdp'`` (and ``'auto'``)
+      certifies it; other rules refuse it unless the subsampled mechanism has its own
+      :math:`(\varepsilon, \delta)` pair. A pipeline that samples a person's records
+      together (user-level sampling) is not this mechanism: describe the person as
+      ``Subsampled(Gaussian(sigma, sensitivity=g * C), q)`` (a larger loss);
     - anything else is refused (no group rule is certified for it here).
 
     Args:
-        mechanism: the per-record mechanism (not ``Subsampled``, not another ``Group``).
+        mechanism: the per-record mechanism (not another ``Group``).
         size: :math:`g`, the most records one person contributes, an integer >= 1.
 
     Guarantee:
         see :mod:`dpcompose.representations.group` (Dwork and Roth, "The Algorithmic
-        Foundations of Differential Privacy", Thm 2.2 and the remark after it).
+        Foundations of Differential Privacy", Thm 2.2 and the remark after it) and
+        :mod:`dpcompose.representations.renyi_group` (Mironov, "Renyi Differential
+        Privacy", CSF 2017, the weak triangle inequality).
     """
 
     mechanism: Mechanism
@@ -116,13 +127,6 @@ class Group(Mechanism):
             raise UnsupportedMechanismError(
                 "Group.mechanism is itself a Group; write one Group with the product of the sizes "
                 "(a group of groups is a group of size g1 * g2)."
-            )
-        if isinstance(self.mechanism, Subsampled):
-            raise UnsupportedMechanismError(
-                "Group(Subsampled(...)) is refused: the amplification theorems dpcompose uses hold for "
-                "one record, and a person's g records are sampled together or apart depending on the "
-                "pipeline, so no group rule is certified here. Account per person instead: sample "
-                "people (Subsampled of the per-person mechanism, e.g. Gaussian with sensitivity g * C)."
             )
         size = self.size
         if isinstance(size, float) and float.is_integer(size):

@@ -37,8 +37,10 @@ class TreeAggregation(Mechanism):
     also covers adding or removing a record when the data order gives every other
     record the same step either way. Under replacing one record by an arbitrary one a
     node's sensitivity is twice the clip norm: describe that as
-    ``TreeAggregation(noise_multiplier / 2, steps)`` (``Group`` has no rule for it and
-    refuses).
+    ``TreeAggregation(noise_multiplier / 2, steps)``, or equivalently
+    ``Group(TreeAggregation(noise_multiplier, steps), 2)`` (a replacement is two zero-outs;
+    a person's g records: ``Group(..., g)``, the Gaussian with
+    :math:`\mu = g\sqrt{\text{nodes}}/\sigma`, see :mod:`dpcompose.representations.group`).
 
     Guarantee:
         When each example contributes to exactly one leaf of one tree (one pass, a fixed

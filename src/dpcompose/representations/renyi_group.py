@@ -32,6 +32,9 @@ inequality above gives the curve of size g (Mironov's group-privacy proposition 
 recursion with :math:`p = q = 2` on sizes :math:`2^c`; the minimum over c here is never worse). The
 recursion holds for **any** mechanism whose one-record curve bounds both directions, whatever
 it does inside (subsampling included): it only uses the curve on neighbouring databases.
+The chain's databases are all inputs of the *same* mechanism: a sampler that draws each
+record on its own (``Subsampled``) is covered; a pipeline that samples a person's records
+together is a different mechanism (``Subsampled`` of the per-person one, sensitivity g C).
 
 **Evaluation on a grid.** Renyi divergence is nondecreasing in the order (van Erven and
 Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE Trans. Inf. Theory

@@ -47,6 +47,7 @@ from .schema import (
     _SPECS,
     DatabaseSpec,
     Finite,
+    GroupSpec,
     HdpOptionsSpec,
     HypothesesSpec,
     HypothesisSpec,

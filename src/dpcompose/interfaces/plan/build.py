@@ -30,7 +30,7 @@ from .problems import (
     _problems_from_validation,
     _salvage,
 )
-from .schema import HypothesisSpec, PlanSpec
+from .schema import GroupSpec, HypothesisSpec, PlanSpec
 
 
 #: methods computed by the report itself rather than registered with compose
@@ -146,6 +146,9 @@ def _hypothesis(spec: "HypothesisSpec", n: int) -> Any:
 
 
 def _term_from_table(spec: Any) -> Term:
+    if isinstance(spec, GroupSpec):  # the group of its mechanism table (a sampler there is per record)
+        inner = _term_from_table(spec.mechanism)
+        return Term(inner.kind, inner.params, 1, inner.sampling, spec.size)
     params = {k: getattr(spec, k) for k in MECHANISM_SYNTAX[spec.type].params}
     sampling = (spec.sampling.scheme, spec.sampling.rate) if spec.sampling is not None else None
     return Term(spec.type, tuple((k, float(v)) for k, v in params.items()), 1, sampling)

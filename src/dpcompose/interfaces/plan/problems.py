@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from ..._validation import lost_in_conversion
 from ...errors import InvalidParameterError
 from ...representations import all_syntax
-from .schema import _SPECS, _TABLE_TAGS, HdpOptionsSpec, PlanSpec
+from .schema import _TABLE_TAGS, _TABLES, HdpOptionsSpec, PlanSpec
 
 
 class PlanError(InvalidParameterError):
@@ -66,6 +66,7 @@ _REMEDIES = {
                  "{ type = \"laplace\", scale = 20 } (see docs/plans.md)",
     "neighbors": "use \"unbounded\" (add/remove one person) or \"bounded\" (replace one person)",
     "scheme": "use \"poisson\", \"without_replacement\" or \"poisson_substitution\"",
+    "size": "the group size is a whole number >= 1 (the most records one person contributes), e.g. size = 4",
 }
 
 
@@ -97,7 +98,7 @@ def _path(loc: tuple[Any, ...]) -> str:
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:
     """Field names of the model at ``loc`` (for 'unknown key' messages)."""
     model: Any = PlanSpec
-    tag_models = _SPECS
+    tag_models = _TABLES
     for part in loc:
         if isinstance(part, int):
             continue

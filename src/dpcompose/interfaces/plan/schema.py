@@ -68,7 +68,8 @@ def _spec_model(syn: MechanismSyntax) -> type[_MechBase]:
 #: the plan table model of each registered mechanism, by its ``type``
 #: (:func:`dpcompose.representations.all_syntax`: a new family needs no edit here)
 _SPECS: dict[str, type[_MechBase]] = {syn.name: _spec_model(syn) for syn in all_syntax()}
-_TABLE_TAGS = tuple(_SPECS)
+#: the group wrapper's ``type`` (not a family: it wraps one mechanism table)
+GROUP_TYPE = "group"
 
 
 def _mech_tag(v: Any) -> str | None:
@@ -76,15 +77,45 @@ def _mech_tag(v: Any) -> str | None:
         return "expression"
     if isinstance(v, dict):
         t = v.get("type")
-        return t if t in _TABLE_TAGS else None
+        return t if t in _SPECS or t == GROUP_TYPE else None
     if isinstance(v, BaseModel):
         return getattr(v, "type", None)
     return None
 
 
+#: a mechanism table of a registered family (the inside of a group: no string, no group)
+FamilySpec = Annotated[  # type: ignore[valid-type]  # built from the registered syntax
+    Union[tuple([Annotated[model, Tag(tag)] for tag, model in _SPECS.items()])],  # type: ignore[misc]
+    Discriminator(
+        _mech_tag,
+        custom_error_type="mechanism_kind",
+        custom_error_message=(
+            "the mechanism of a group is a table with type = one of " + ", ".join(_SPECS)
+            + " (not an expression string, not another group)"
+        ),
+    ),
+]
+
+
+class GroupSpec(BaseModel):
+    """A person contributing up to ``size`` records (group privacy: ``Group(mechanism, size)``)."""
+
+    model_config = _STRICT
+    type: Literal["group"]
+    size: StrictInt = Field(ge=1, le=10**9, description="the most records one person contributes, g >= 1")
+    mechanism: FamilySpec = Field(  # type: ignore[valid-type]
+        description="the per-record mechanism table; its sampling, if any, samples each record "
+                    "(Group(Subsampled(...)), certified by method rdp)")
+
+
+#: every table a mechanism may be, by its ``type``
+_TABLES: dict[str, type[BaseModel]] = {**_SPECS, GROUP_TYPE: GroupSpec}
+_TABLE_TAGS = tuple(_TABLES)
+
+
 MechanismSpec = Annotated[  # type: ignore[valid-type]  # built from the registered syntax
     Union[tuple([Annotated[str, Tag("expression")]]  # type: ignore[misc]
-                + [Annotated[model, Tag(tag)] for tag, model in _SPECS.items()])],
+                + [Annotated[model, Tag(tag)] for tag, model in _TABLES.items()])],
     Discriminator(
         _mech_tag,
         custom_error_type="mechanism_kind",

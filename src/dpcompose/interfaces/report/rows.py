@@ -265,8 +265,8 @@ def sanity_warnings(mechanisms: Iterable[Any], deltas: Sequence[float]) -> list[
     delta = min(deltas) if deltas else 1e-6
     out = []
     for m, _ in groups:
-        pair = eps_delta_pair(m)
         try:
+            pair = eps_delta_pair(m)  # NoRuleError (a DPComposeError) for e.g. Group(Subsampled(...))
             eps = pair[0] if pair is not None and pair[1] <= delta else compose([m], method="auto").epsilon(delta)
         except DPComposeError:
             continue
