@@ -5,7 +5,8 @@
 - Poisson-subsampled Gaussian: g records, each sampled independently with probability q,
   each adding 1 to a one-dimensional sum with N(0, sigma^2) noise, give the pair
   P = N(0, sigma^2), Q = sum_j Binom(g, q)_j N(j, sigma^2): a database pair that differs in
-  g records, so its Renyi divergences (mpmath quadrature, both directions) are LOWER bounds
+  g records, so its Renyi divergences (mpmath quadrature, both directions:
+  tests/oracles/sampled_group.py) are LOWER bounds
   of the true group curve; the rule must be above them.
 """
 
@@ -20,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcompose.representations.renyi_group import group_renyi_curve
+from oracles.sampled_group import renyi_divergences
 
 ORDERS = np.array([1.01, 1.1, 1.5, 2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0, 256.0])
 
@@ -53,24 +55,6 @@ def test_gaussian_group_law_for_any_sigma(sigma, size):
     assert np.all(got <= 1.03 * exact)
 
 
-def _mixture_divergences(sigma: float, q: float, size: int, alpha: int) -> tuple[mp.mpf, mp.mpf]:
-    """D_alpha(Q||P) and D_alpha(P||Q) for P = N(0, s^2), Q = sum_j Binom(g, q)_j N(j, s^2)."""
-    s = mp.mpf(sigma)
-    weights = [mp.binomial(size, j) * mp.mpf(q) ** j * (1 - mp.mpf(q)) ** (size - j) for j in range(size + 1)]
-
-    def p(x):
-        return mp.npdf(x, 0, s)
-
-    def qd(x):
-        return mp.fsum(w * mp.npdf(x, j, s) for j, w in enumerate(weights))
-
-    lo, hi = -40 * s, size + 40 * s
-    points = [lo, -s, mp.mpf(0), mp.mpf(size) / 2, mp.mpf(size), size + s, hi]
-    qp = mp.quad(lambda x: qd(x) ** alpha * p(x) ** (1 - alpha), points)
-    pq = mp.quad(lambda x: p(x) ** alpha * qd(x) ** (1 - alpha), points)
-    return mp.log(qp) / (alpha - 1), mp.log(pq) / (alpha - 1)
-
-
 @pytest.mark.parametrize("sigma, q, size", [(1.0, 0.05, 2), (2.0, 0.1, 4)])
 def test_subsampled_gaussian_group_curve_is_above_a_g_record_instance(sigma, q, size):
     from dpcompose.mechanisms import Gaussian, Subsampled
@@ -80,7 +64,7 @@ def test_subsampled_gaussian_group_curve_is_above_a_g_record_instance(sigma, q, 
     orders = np.array([2.0, 4.0, 8.0])
     got = group_renyi_curve(lambda o: renyi_curve(inner, o), size, orders)
     for alpha, bound in zip(orders, got):
-        forward, backward = _mixture_divergences(sigma, q, size, int(alpha))
+        forward, backward = renyi_divergences(sigma, q, size, int(alpha))
         assert bound >= float(forward) and bound >= float(backward), (alpha, bound, forward, backward)
 
 
