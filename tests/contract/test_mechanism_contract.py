@@ -91,6 +91,9 @@ EXAMPLES: dict[type, list[Any]] = {
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1, "poisson_substitution"),
     ],
     dpc.TreeAggregation: [dpc.TreeAggregation(4.0, 1000), dpc.TreeAggregation(1.0, 1), dpc.TreeAggregation(2.5, 64)],
+    dpc.MixtureOfGaussians: [dpc.MixtureOfGaussians(1.0, (0.0, 1.0), (0.9, 0.1)),
+                             dpc.MixtureOfGaussians(0.8, (0.0, 0.5, 1.0), (0.5, 0.3, 0.2)),
+                             dpc.MixtureOfGaussians(2.0, (1.0, 3.0), (0.7, 0.3))],
 }
 
 EPSILONS = (0.0, 0.05, 0.2, 0.5, 1.0, 1.7, 3.0)
@@ -136,6 +139,8 @@ def _mix(pair: Any) -> tuple[DominatingPair, list[tuple[float, float]]]:
         q = pair.rate
         # remove: P = (1-q)A + qB, Q = A; add: P = A, Q = (1-q)A + qB
         return pair.inner, [((1.0 - q, q), (1.0, 0.0)), ((1.0, 0.0), (1.0 - q, q))]
+    if not pair.symmetric:  # remove (B, A) and add (A, B)
+        return pair, [((0.0, 1.0), (1.0, 0.0)), ((1.0, 0.0), (0.0, 1.0))]
     return pair, [((0.0, 1.0), (1.0, 0.0))]
 
 

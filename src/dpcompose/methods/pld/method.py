@@ -210,7 +210,7 @@ def _spacing_floor(plan: list[tuple[Mechanism, int]], tail_mass: float, max_poin
     budget = max_points / _SINGLE_SHARE
     floor = 0.0
     for m, _ in plan:
-        for direction in (("remove", "add") if isinstance(m, Subsampled) else ("remove",)):
+        for direction in (("remove", "add") if isinstance(m, Subsampled) or m.asymmetric_pair else ("remove",)):
             lo, hi, pieces = _loss_range(m, direction, tau)
             span = hi - lo if hi > lo else 0.0
             if pieces > budget or not max(span, abs(lo), abs(hi)) <= _MAX_SPAN:

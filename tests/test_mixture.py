@@ -1,0 +1,177 @@
+"""MixtureOfGaussians (the MoG pair of amplified matrix mechanisms), against independent truth.
+
+Truth (``tests/oracles/mixture.py``, mpmath): the hockey-stick divergence of each
+orientation by the monotone-loss threshold and, independently, by quadrature of the two
+densities; the two-fold composition by a 1-D quadrature of the exact one-step divergence;
+the Poisson-subsampled Gaussian (the case c = (0, 1), p = (1 - q, q)) by the Gaussian
+closed form mixed at rate q. dp_accounting's ``MixtureGaussianPrivacyLoss`` is an anchor
+(not certified: compared within a loose tolerance only).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles.mixture import hockey_composed2, hockey_quad, hockey_threshold
+
+import dpcompose as dpc
+from dpcompose.errors import InvalidParameterError, MethodNotApplicableError, NoRuleError
+from dpcompose.representations import dominating_pair, privacy_profile, renyi_curve
+from dpcompose.representations.mixture import mixture_log_delta
+
+MIXTURES = [
+    (1.0, (0.0, 1.0), (0.9, 0.1)),
+    (0.8, (0.0, 0.5, 1.0), (0.5, 0.3, 0.2)),
+    (2.0, (1.0, 3.0), (0.7, 0.3)),
+    (0.5, (0.0, 0.2, 2.0), (0.6, 0.39, 0.01)),
+]
+EPSILONS = (0.0, 0.05, 0.3, 1.0, 2.5, 6.0)
+#: how far above the truth the profile may be: looser where the two tails nearly cancel (tiny
+#: offsets), as for the Gaussian's closed form (measured: 4e-10 at mu = 1/3, 1.4e-8 at mu = 1/128)
+REL = 1e-6
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _mp_precision():
+    """30 digits for this module's mpmath oracle, given back afterwards."""
+    with mp.workdps(30):
+        yield
+
+
+# ---------------------------------------------------------------------------
+# validation
+
+
+@pytest.mark.parametrize("args, field", [
+    ((0.0, (0.0, 1.0), (0.5, 0.5)), "sigma"),
+    ((1.0, (0.0, -1.0), (0.5, 0.5)), "sensitivities[1]"),
+    ((1.0, (0.0, 1.0), (0.5, 0.6)), "sum to"),
+    ((1.0, (0.0, 1.0), (0.5,)), "one probability per sensitivity"),
+    ((1.0, (0.0, 1.0), (1.2, -0.2)), "probabilities[0]"),
+    ((1.0, (0.0, 2.0), (1.0, 0.0)), "every sensitivity with positive probability is 0"),
+    ((1.0, 1.0, (1.0,)), "sequence of numbers"),
+    ((1.0, (math.nan,), (1.0,)), "sensitivities[0]"),
+])
+def test_invalid_parameters_are_refused_with_the_field(args, field):
+    with pytest.raises(InvalidParameterError) as info:
+        dpc.MixtureOfGaussians(*args)
+    assert field in str(info.value)
+
+
+def test_probabilities_are_normalised_and_zero_components_dropped():
+    m = dpc.MixtureOfGaussians(1.0, [0.0, 1.0, 5.0], [0.9 + 1e-12, 0.1, 0.0])
+    assert m.sensitivities == (0.0, 1.0) and math.isclose(math.fsum(m.probabilities), 1.0, rel_tol=1e-15)
+    assert m == dpc.MixtureOfGaussians(1.0, (0.0, 1.0), (0.9 + 1e-12, 0.1)) and hash(m)
+
+
+# ---------------------------------------------------------------------------
+# the profile, both orientations
+
+
+def test_oracle_threshold_formula_agrees_with_quadrature():
+    with mp.workdps(20):
+        for args in MIXTURES[1:3]:
+            for e in (0.0, 0.3, 2.5):
+                for d in ("remove", "add"):
+                    x, y = hockey_threshold(*args, e, d), hockey_quad(*args, e, d)
+                    assert abs(x - y) <= mp.mpf("1e-15") * (1 + abs(x)), (args, e, d, x, y)
+
+
+@pytest.mark.parametrize("args", MIXTURES, ids=repr)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_each_orientation_is_exact_and_never_below(args, direction):
+    m = dpc.MixtureOfGaussians(*args)
+    for e in EPSILONS:
+        truth = hockey_threshold(*args, e, direction)
+        got = math.exp(mixture_log_delta(m, e, direction))
+        assert got >= truth, (e, got, truth)
+        assert got <= truth * (1 + 1e-8) + 1e-300, (e, got, truth)
+
+
+@settings(max_examples=15, deadline=None)
+@given(sigma=st.floats(0.2, 5.0), c1=st.floats(0.01, 3.0), c2=st.floats(0.0, 3.0),
+       p1=st.floats(0.001, 0.5), p2=st.floats(0.0, 0.4), e=st.floats(0.0, 4.0))
+def test_profile_is_the_larger_orientation_and_never_below(sigma, c1, c2, p1, p2, e):
+    args = (sigma, (0.0, c1, c2), (1.0 - p1 - p2, p1, p2))
+    m = dpc.MixtureOfGaussians(*args)
+    truth = max(hockey_threshold(*args, e, "remove"), hockey_threshold(*args, e, "add"))
+    got = privacy_profile(m)(e)
+    assert truth <= got <= truth * (1 + REL) + 1e-300
+
+
+@pytest.mark.parametrize("sigma, q", [(1.0, 0.01), (0.7, 0.2), (3.0, 0.5)])
+def test_equals_the_subsampled_gaussian(sigma, q):
+    """c = (0, 1), p = (1 - q, q) is Subsampled(Gaussian(sigma), q): the same pair."""
+    m = dpc.MixtureOfGaussians(sigma, (0.0, 1.0), (1.0 - q, q))
+    sub = dpc.Subsampled(dpc.Gaussian(sigma), q)
+    mu, qq = mp.mpf(1) / sigma, mp.mpf(q)
+    for e in EPSILONS:
+        # remove orientation in closed form: q delta_G(e') at e^e' = 1 + (e^e - 1)/q (Balle et al.)
+        g = mp.exp(e)
+        e_in = mp.log(1 + (g - 1) / qq)
+        remove = qq * (mp.ncdf(mu / 2 - e_in / mu) - mp.exp(e_in) * mp.ncdf(-mu / 2 - e_in / mu))
+        truth = max(remove, hockey_threshold(sigma, (0, 1), (1 - q, q), e, "add"))
+        got = privacy_profile(m)(e)
+        assert truth <= got <= truth * (1 + REL) + 1e-300, (e, got, truth)
+        # the existing (amplified) profile of the subsampled Gaussian is an upper bound too
+        assert got <= privacy_profile(sub)(e) * (1 + 1e-8) + 1e-300
+    gm = dpc.compose([(m, 50)], method="pld")
+    gs = dpc.compose([(sub, 50)], method="pld")
+    lo_m, hi_m = gm.epsilon_bounds(1e-6)
+    lo_s, hi_s = gs.epsilon_bounds(1e-6)
+    assert lo_m <= hi_s and lo_s <= hi_m  # the two brackets of one truth overlap
+
+
+# ---------------------------------------------------------------------------
+# pld: both orientations, composed
+
+
+def test_pld_composes_both_orientations():
+    m = dpc.MixtureOfGaussians(*MIXTURES[1])
+    g = dpc.compose([(m, 3)], method="pld")
+    assert set(g.provenance["pld"]["directions"]["upper"]) == {"remove", "add"}
+    pair = dominating_pair(m)
+    assert not pair.symmetric and pair.attained
+
+
+@pytest.mark.parametrize("args, e", [(MIXTURES[1], 1.0), (MIXTURES[2], 0.2)], ids=repr)
+def test_pld_two_fold_brackets_the_exact_composition(args, e):
+    with mp.workdps(15):
+        truth = max(hockey_composed2(*args, e, "remove"), hockey_composed2(*args, e, "add"))
+    g = dpc.compose([(dpc.MixtureOfGaussians(*args), 2)], method="pld")
+    lo, hi = g.delta_bounds(e)
+    # the oracle's quadrature at 15 digits: 1e-9 relative is far above its error
+    assert lo <= truth * (1 + 1e-9) and hi >= truth * (1 - 1e-9), (lo, hi, truth)
+    assert hi <= truth + 1e-4 * truth + 1e-9, (hi, truth)  # within the pld tolerance
+
+
+@pytest.mark.parametrize("args", MIXTURES, ids=repr)
+def test_pld_single_step_brackets_the_profile(args):
+    m = dpc.MixtureOfGaussians(*args)
+    g = dpc.compose([(m, 1)], method="pld")
+    for e in (0.1, 1.0):
+        truth = max(hockey_threshold(*args, e, "remove"), hockey_threshold(*args, e, "add"))
+        lo, hi = g.delta_bounds(e)
+        assert lo <= truth <= hi * (1 + 1e-12), (e, lo, hi, truth)
+        assert hi <= truth * (1 + 1e-3) + 1e-12
+
+
+def test_mixed_with_sampling_without_replacement_is_refused():
+    m = dpc.MixtureOfGaussians(*MIXTURES[0])
+    wor = dpc.Subsampled(dpc.Gaussian(1.0), 0.1, "without_replacement")
+    with pytest.raises(MethodNotApplicableError, match="add/remove"):
+        dpc.compose([(m, 1), (wor, 1)], method="pld")
+
+
+def test_no_renyi_curve_rdp_refuses_and_auto_answers():
+    m = dpc.MixtureOfGaussians(*MIXTURES[0])
+    with pytest.raises(NoRuleError) as info:
+        renyi_curve(m, [2.0])
+    assert info.value.rule == "renyi_curve" and "pld" in str(info.value)
+    with pytest.raises(MethodNotApplicableError):
+        dpc.compose([(m, 10)], method="rdp")
+    assert dpc.compose([(m, 10)]).epsilon(1e-6) < math.inf
