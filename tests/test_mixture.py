@@ -92,6 +92,19 @@ def test_each_orientation_is_exact_and_never_below(args, direction):
         assert got <= truth * (1 + 1e-8) + 1e-300, (e, got, truth)
 
 
+@pytest.mark.parametrize("e", [30.0, 60.0, 1e5, 8.98846567431158e307, 1.7976931348623157e308])
+def test_large_epsilons_are_bounded_without_a_threshold(e):
+    """Where the threshold lies beyond the doubles, the tail bound answers (found by hdp's search)."""
+    args = MIXTURES[2]
+    m = dpc.MixtureOfGaussians(*args)
+    for d in ("remove", "add"):
+        got = mixture_log_delta(m, e, d)
+        if e <= 60.0:
+            truth = hockey_threshold(*args, e, d)
+            assert got >= mp.log(truth), (e, d, got, truth)
+    assert 0.0 < privacy_profile(m)(e) <= 1e-80
+
+
 @settings(max_examples=15, deadline=None)
 @given(sigma=st.floats(0.2, 5.0), c1=st.floats(0.01, 3.0), c2=st.floats(0.0, 3.0),
        p1=st.floats(0.001, 0.5), p2=st.floats(0.0, 0.4), e=st.floats(0.0, 4.0))
@@ -158,6 +171,17 @@ def test_pld_single_step_brackets_the_profile(args):
         lo, hi = g.delta_bounds(e)
         assert lo <= truth <= hi * (1 + 1e-12), (e, lo, hi, truth)
         assert hi <= truth * (1 + 1e-3) + 1e-12
+
+
+def test_subsampled_mixture_is_the_mixture_with_a_zero_offset():
+    """Poisson sampling at rate q of MoG(c, p) is MoG((0, c), (1 - q, q p)): the same pair."""
+    s = dpc.Subsampled(dpc.MixtureOfGaussians(1.0, (0.0, 1.0), (0.5, 0.5)), 0.2)
+    m = dpc.MixtureOfGaussians(1.0, (0.0, 1.0), (0.9, 0.1))
+    lo_s, hi_s = dpc.compose([(s, 20)], method="pld").epsilon_bounds(1e-6)
+    lo_m, hi_m = dpc.compose([(m, 20)], method="pld").epsilon_bounds(1e-6)
+    assert lo_m <= hi_s and lo_s <= hi_m
+    truth = max(hockey_threshold(1.0, (0, 1), (0.9, 0.1), 0.5, d) for d in ("remove", "add"))
+    assert privacy_profile(s)(0.5) >= truth
 
 
 def test_mixed_with_sampling_without_replacement_is_refused():

@@ -165,6 +165,35 @@ def _log_mix_tail(mix: _Mixture, x: np.ndarray) -> float:
     return float(np.logaddexp.reduce(mix.log_p + log_ndtr(x)))
 
 
+#: where the crude tail bound's logarithm is below this, it is the answer (large epsilons:
+#: the threshold would lie beyond the range where doubles can bracket it)
+_CRUDE_ENOUGH = -700.0
+
+
+def _log_tail_bound(mix: _Mixture, e: float, direction: str) -> float:
+    r"""A crude upper bound on :math:`\log\delta` of one orientation: the first law's tail beyond the threshold.
+
+    Remove: :math:`\delta \le B(z > z^*)` and :math:`L(z) \le \mu_{\max} z` for
+    :math:`z \ge 0` (each exponent :math:`\mu_i z - \mu_i^2/2 \le \mu_{\max} z`, weights
+    summing to 1), so :math:`z^* \ge \varepsilon/\mu_{\max}` and
+    :math:`\delta \le \bar\Phi(\varepsilon/\mu_{\max} - \mu_{\max})`. Add:
+    :math:`\delta \le A(z < z^*)` and :math:`L \ge \log p_j + \mu_j z - \mu_j^2/2`, so
+    :math:`z^* \le \min_j (-\varepsilon - \log p_j + \mu_j^2/2)/\mu_j` over positive
+    :math:`\mu_j`. Arguments moved 64 ulps to the safe side.
+    """
+    slack = _ULPS * MACHINE_EPSILON
+    if direction == "remove":
+        with np.errstate(over="ignore"):
+            x = e / mix.mu_max * (1.0 - slack) - mix.mu_max * (1.0 + slack)
+        return float(log_ndtr(-x)) + slack
+    with np.errstate(over="ignore"):
+        z_up = float(np.min((-e - mix.log_p[mix.mu > 0.0] + 0.5 * mix.mu_pos ** 2) / mix.mu_pos))
+    if z_up == -math.inf:
+        return -math.inf  # the threshold lies beyond every double: nothing below it
+    z_up += slack * (1.0 + abs(z_up) + e)
+    return float(log_ndtr(z_up)) + slack
+
+
 def mixture_log_delta(m: MixtureOfGaussians, e: float, direction: str) -> float:
     r"""An upper bound on :math:`\log H_{e^e}` of one orientation of the mixture pair.
 
@@ -199,6 +228,9 @@ def mixture_log_delta(m: MixtureOfGaussians, e: float, direction: str) -> float:
     target = e if direction == "remove" else -e
     if target <= mix.log_p0:
         return -math.inf  # add direction: the loss -L never exceeds -log p0 <= e
+    crude = _log_tail_bound(mix, e, direction)
+    if crude < _CRUDE_ENOUGH:
+        return crude  # below every double's logarithm but valid: no threshold needed
     zl, zh = _bracket(mix, target)
     if direction == "remove":
         log_x = _log_mix_tail(mix, mix.mu - zl)
