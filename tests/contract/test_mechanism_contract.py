@@ -106,6 +106,11 @@ RENYI_BELOW_PAIR = {
     dpc.BoundedRange,
     dpc.ReportNoisyMaxGumbel,  # accounted as BoundedRange
 }
+#: classes whose Renyi curve is a certified upper bound that is not exact (checked here never to
+#: be below the pair; their own tests bound the excess)
+RENYI_UPPER_ONLY = {
+    dpc.MixtureOfGaussians,  # piecewise chord/tangent bounds: tests/test_mixture.py
+}
 ORDERS = (1.5, 2.0, 3.0, 6.0)
 
 
@@ -329,7 +334,7 @@ def test_renyi_curve_is_never_below_the_pair(m):
             assert tau <= truth * (1.0 + 1e-8) + 1e-13, (alpha, tau, truth)
             continue
         assert tau >= truth * (1.0 - 1e-8) - 1e-13, (alpha, tau, truth)
-        if exact and pair.attained and type(m) is not dpc.PureDP:
+        if exact and pair.attained and type(m) is not dpc.PureDP and type(m) not in RENYI_UPPER_ONLY:
             assert _close(tau, truth, rel=1e-6), (alpha, tau, truth)
         pe = pure_epsilon(m)
         assert tau <= pe * (1.0 + 1e-12) or math.isinf(pe)

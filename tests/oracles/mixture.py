@@ -7,7 +7,9 @@ Exact up to the working precision (callers set ``mp.mp.dps``), no side:
 - :func:`hockey_quad`: the same divergence as ``mp.quad`` of (p - e^e q)_+ from the two
   densities, split at the threshold (independent of the tail formula);
 - :func:`hockey_composed2`: the two-fold composition of one orientation, as a 1-D
-  quadrature over the first output of the exact one-step divergence of the second.
+  quadrature over the first output of the exact one-step divergence of the second;
+- :func:`renyi_quad`: the Renyi divergence of one orientation by quadrature of
+  E_P[(Q/P)^alpha] (remove) or E_P[(Q/P)^(1 - alpha)] (add).
 
 "remove" is H(Q || P) (the record present under the first law), "add" is H(P || Q).
 """
@@ -104,3 +106,16 @@ def hockey_composed2(sigma, cs, ps, e, direction):
         f = lambda x: mp.npdf(x) * max(mp.mpf(0), one(mp.mpf(e) + _loss(mus, ps, x)))  # noqa: E731
     top = max(mus)
     return mp.quad(f, [-30, -8, -3, 0, top, top + 3, top + 8, top + 30])
+
+
+def renyi_quad(sigma, cs, ps, alpha, direction):
+    """D_alpha of one orientation ("remove": D(Q||P); "add": D(P||Q)) by quadrature, exact."""
+    mus, ps = _parts(sigma, cs, ps)
+    alpha = mp.mpf(alpha)
+    ratio = lambda z: mp.fsum(p * mp.exp(mu * z - mu * mu / 2) for mu, p in zip(mus, ps))  # noqa: E731
+    top = max(mus)
+    if direction == "remove":
+        val = mp.quad(lambda z: mp.npdf(z) * ratio(z) ** alpha, [-mp.inf, -5, 0, 5, alpha * top + 5, mp.inf])
+    else:
+        val = mp.quad(lambda z: mp.npdf(z) * ratio(z) ** (1 - alpha), [-mp.inf, -alpha * top - 5, -5, 0, 5, mp.inf])
+    return mp.log(val) / (alpha - 1)

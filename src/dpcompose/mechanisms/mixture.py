@@ -12,6 +12,8 @@ from .base import Mechanism
 
 #: how far the given probabilities may sum from 1 (they are then divided by their sum)
 PROBABILITY_SUM_TOLERANCE = 1e-9
+#: the smallest positive offset c_i / sigma supported
+MIN_OFFSET = 1e-8
 
 
 def _tuple_of_reals(name: str, values: Any) -> tuple[float, ...]:
@@ -42,7 +44,8 @@ class MixtureOfGaussians(Mechanism):
 
     Args:
         sigma: the noise standard deviation :math:`\sigma > 0`.
-        sensitivities: the offsets :math:`c_i \ge 0` (L2 norms), at least one positive.
+        sensitivities: the offsets :math:`c_i \ge 0` (L2 norms), at least one positive; a
+            positive one at least :data:`MIN_OFFSET` times sigma.
         probabilities: :math:`p_i \ge 0` summing to 1 (within
             :data:`PROBABILITY_SUM_TOLERANCE`; they are then divided by their sum, so the
             mechanism described is always a distribution). Components of probability 0
@@ -99,6 +102,12 @@ class MixtureOfGaussians(Mechanism):
                 "MixtureOfGaussians: every sensitivity with positive probability is 0, so the "
                 "mechanism does not depend on the record (0-DP); leave it out of the composition, or "
                 "give at least one c_i > 0.")
+        for i, (c, _) in enumerate(kept):
+            if 0.0 < c / sigma < MIN_OFFSET:
+                raise InvalidParameterError(
+                    f"MixtureOfGaussians.sensitivities[{i}] = {c!r} is below {MIN_OFFSET:g} sigma; offsets that "
+                    f"small are not supported (the privacy loss is flat below the precision of doubles). "
+                    f"Give 0 if that component does not depend on the record, or a larger offset.")
         object.__setattr__(self, "sigma", sigma)
         object.__setattr__(self, "sensitivities", tuple(c for c, _ in kept))
         object.__setattr__(self, "probabilities", tuple(p for _, p in kept))
