@@ -364,7 +364,8 @@ class Accountant:
         return self._fb[1]
 
     def _directions(self) -> tuple[str, ...]:
-        return ("remove", "add") if any(isinstance(m, Subsampled) for m in self._engine_counts()) \
+        return ("remove", "add") if any(isinstance(m, Subsampled) or m.asymmetric_pair
+                                        for m in self._engine_counts()) \
             else ("remove",)
 
     def _has_lower(self) -> bool:

@@ -128,7 +128,8 @@ def composition_relation(mechanisms: Iterable[object]) -> str | None:
         without replacement or uses ``scheme="poisson_substitution"`` (the two may be
         composed together: both are stated for substitution neighbours), ``None`` when
         none is subsampled (every other mechanism is stated by the user for the
-        relation of the composition).
+        relation of the composition). A member with an asymmetric pair
+        (``MixtureOfGaussians``) counts as add/remove, like ``"poisson"``.
 
     Raises:
         MethodNotApplicableError: members stated for add/remove neighbours
@@ -141,6 +142,10 @@ def composition_relation(mechanisms: Iterable[object]) -> str | None:
     for m in mechanisms:
         if isinstance(m, Subsampled):
             found.setdefault(SCHEME_RELATIONS[m.scheme], m)
+        elif isinstance(m, Mechanism) and m.asymmetric_pair:
+            # a pair with distinct add and remove orientations (the mixture of Gaussians) is
+            # stated for add/remove neighbours, like Poisson subsampling
+            found.setdefault(SCHEME_RELATIONS["poisson"], m)
     if len(found) > 1:
         add_remove, substitution = found[SCHEME_RELATIONS["poisson"]], found[SCHEME_RELATIONS["without_replacement"]]
         raise MethodNotApplicableError(

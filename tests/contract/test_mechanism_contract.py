@@ -95,6 +95,9 @@ EXAMPLES: dict[type, list[Any]] = {
         dpc.Subsampled(dpc.Gaussian(1.0), 0.1, "poisson_substitution"),
     ],
     dpc.TreeAggregation: [dpc.TreeAggregation(4.0, 1000), dpc.TreeAggregation(1.0, 1), dpc.TreeAggregation(2.5, 64)],
+    dpc.MixtureOfGaussians: [dpc.MixtureOfGaussians(1.0, (0.0, 1.0), (0.9, 0.1)),
+                             dpc.MixtureOfGaussians(0.8, (0.0, 0.5, 1.0), (0.5, 0.3, 0.2)),
+                             dpc.MixtureOfGaussians(2.0, (1.0, 3.0), (0.7, 0.3))],
 }
 
 EPSILONS = (0.0, 0.05, 0.2, 0.5, 1.0, 1.7, 3.0)
@@ -106,6 +109,11 @@ RENYI_BELOW_PAIR = {
     # curve is the sup over t of theirs, exact for the class: tests/test_bounded_range.py
     dpc.BoundedRange,
     dpc.ReportNoisyMaxGumbel,  # accounted as BoundedRange
+}
+#: classes whose Renyi curve is a certified upper bound that is not exact (checked here never to
+#: be below the pair; their own tests bound the excess)
+RENYI_UPPER_ONLY = {
+    dpc.MixtureOfGaussians,  # piecewise chord/tangent bounds: tests/test_mixture.py
 }
 ORDERS = (1.5, 2.0, 3.0, 6.0)
 
@@ -140,6 +148,8 @@ def _mix(pair: Any) -> tuple[DominatingPair, list[tuple[float, float]]]:
         q = pair.rate
         # remove: P = (1-q)A + qB, Q = A; add: P = A, Q = (1-q)A + qB
         return pair.inner, [((1.0 - q, q), (1.0, 0.0)), ((1.0, 0.0), (1.0 - q, q))]
+    if not pair.symmetric:  # remove (B, A) and add (A, B)
+        return pair, [((0.0, 1.0), (1.0, 0.0)), ((1.0, 0.0), (0.0, 1.0))]
     return pair, [((0.0, 1.0), (1.0, 0.0))]
 
 
@@ -330,7 +340,7 @@ def test_renyi_curve_is_never_below_the_pair(m):
             assert tau <= truth * (1.0 + 1e-8) + 1e-13, (alpha, tau, truth)
             continue
         assert tau >= truth * (1.0 - 1e-8) - 1e-13, (alpha, tau, truth)
-        if exact and pair.attained and type(m) is not dpc.PureDP:
+        if exact and pair.attained and type(m) is not dpc.PureDP and type(m) not in RENYI_UPPER_ONLY:
             assert _close(tau, truth, rel=1e-6), (alpha, tau, truth)
         pe = pure_epsilon(m)
         assert tau <= pe * (1.0 + 1e-12) or math.isinf(pe)

@@ -94,7 +94,7 @@ class Release:
     @property
     def has_subsampled(self) -> bool:
         """Whether some invocation is subsampled (its description depends on the orientation)."""
-        return any(isinstance(m, Subsampled) for items in self.items for m, _ in items)
+        return any(isinstance(m, Subsampled) or m.asymmetric_pair for items in self.items for m, _ in items)
 
 
 def differing(b0: Sequence[int], b1: Sequence[int]) -> list[int]:
@@ -108,7 +108,8 @@ def mixed(b0: Sequence[int], b1: Sequence[int]) -> bool:
 
 
 def _has_poisson(groups: Groups) -> bool:
-    return any(isinstance(m, Subsampled) and m.scheme == "poisson" for m, _ in groups)
+    # an asymmetric family pair (the mixture of Gaussians) differs between add and remove too
+    return any((isinstance(m, Subsampled) and m.scheme == "poisson") or m.asymmetric_pair for m, _ in groups)
 
 
 class InnerComposition:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from .base import Mechanism, _quotient_up
 from .composite import SUBSAMPLING_SCHEMES, Group, Scheme, Subsampled, describe
 from .matrix import RandomAllocation, TreeAggregation
+from .mixture import MixtureOfGaussians
 from .noise import ZCDP, ApproxDP, DiscreteGaussian, DiscreteLaplace, Gaussian, Laplace, PureDP, RandomizedResponse
 from .selection import BoundedRange, Exponential, PermuteAndFlip, ReportNoisyMax, ReportNoisyMaxGumbel, SparseVector
 
@@ -31,6 +32,7 @@ __all__ = [
     "Group",
     "Laplace",
     "Mechanism",
+    "MixtureOfGaussians",
     "PermuteAndFlip",
     "PureDP",
     "RandomAllocation",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import ClassVar
 
 from .._validation import (
     check_positive,
@@ -12,9 +13,15 @@ from ..errors import InvalidParameterError
 
 
 class Mechanism:
-    """Base class of every mechanism description (no state of its own)."""
+    """Base class of every mechanism description (no state of its own).
+
+    ``asymmetric_pair``: True for a family whose dominating pair differs between adding
+    and removing the record (``MixtureOfGaussians``), so that the methods compose both
+    orientations, as for Poisson subsampling (which is recognised by its class).
+    """
 
     __slots__ = ()
+    asymmetric_pair: ClassVar[bool] = False
 
 def _whole_sensitivity(cls: str, what: str, value: float, limit: float) -> float:
     """The sensitivity of an integer-noise mechanism: a whole number in [1, limit]."""

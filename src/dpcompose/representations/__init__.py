@@ -15,7 +15,8 @@ family that registers *all* of its rules:
 - :mod:`.selection` -- ``ReportNoisyMax``, ``ReportNoisyMaxGumbel``, ``PermuteAndFlip`` (rules of an
   equivalent ``Exponential`` or ``BoundedRange``);
 - :mod:`.random_allocation` -- ``RandomAllocation`` (an epoch as k un-amplified invocations: the
-  rules of the k-fold composition where a closed form exists).
+  rules of the k-fold composition where a closed form exists);
+- :mod:`.mixture` -- ``MixtureOfGaussians`` (an asymmetric pair, both orientations; exact profile).
 
 The rules: :data:`eps_delta_pair`, :data:`privacy_profile`, :data:`is_class_worst_case`,
 :data:`dominating_pair` (atoms and segments, :mod:`.pairs`; it serves ``pld``,
@@ -65,7 +66,8 @@ from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax
 #: the mechanism syntax (expression names, plan table types). A new family is a file
 #: here plus one entry in this list.
 FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp",
-                                   "group", "bounded_range", "selection", "tree_aggregation", "random_allocation")
+                                   "group", "bounded_range", "selection", "tree_aggregation", "random_allocation",
+                                   "mixture")
 for _family in FAMILY_MODULES:
     importlib.import_module(f"{__name__}.{_family}")
 del _family

@@ -15,8 +15,9 @@ Atoms carry their masses twice, linear and as logarithms, each computed by the f
 without losing relative accuracy (``expit`` for randomized response's masses, its
 ``logaddexp`` form for their logs), so no consumer recomputes one from the other.
 
-Symmetric pairs (every pair here that is not subsampled) describe both orientations:
-swapping ``A`` and ``B`` is a relabelling of outputs. A subsampled mechanism's pair is
+Symmetric pairs (every pair here that is not subsampled, except the mixture of
+Gaussians') describe both orientations: swapping ``A`` and ``B`` is a relabelling of
+outputs; an asymmetric pair says so (``symmetric=False``) and is read in both. A subsampled mechanism's pair is
 :class:`SubsampledPair`: the inner pair, the rate and the scheme; its "remove" and
 "add" orientations are built by the method that composes it.
 """
@@ -58,7 +59,9 @@ class PairSegment:
     ``loss(z)`` is the privacy loss, monotone (``increasing`` or not), ``inverse`` its
     inverse; ``a_density``, ``b_density`` the densities in ``z``. ``normal_mu`` is set when
     ``A = N(0, 1)`` and ``B = N(mu, 1)`` in ``z`` (then a consumer may cut the tails by
-    Gaussian quantiles, and use ``b = a e^loss`` for accuracy).
+    Gaussian quantiles, and use ``b = a e^loss`` for accuracy). ``normal_mixture`` is set
+    when ``A = N(0, 1)`` and ``B = sum_i w_i N(c_i, 1)`` in ``z`` (the pairs ``(w_i, c_i)``;
+    the same uses, the tails cut per component).
     """
 
     z0: float
@@ -69,6 +72,7 @@ class PairSegment:
     b_density: ArrayFn
     increasing: bool
     normal_mu: float | None = None
+    normal_mixture: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,11 @@ class DominatingPair:
         attained: whether the pair is attained by the mechanism (then bounds computed
             from the pair are also lower bounds); ``False`` for a description that only
             bounds the mechanism (the exponential mechanism as epsilon-DP).
+        symmetric: whether swapping ``A`` and ``B`` is a relabelling of outputs (every
+            family pair except the mixture of Gaussians). An asymmetric pair is ``(B, A)``
+            = (with, without the record): its "remove" orientation is ``(B, A)`` and its
+            "add" orientation ``(A, B)``, composed separately like Poisson subsampling's
+            (its mechanism class sets ``asymmetric_pair``).
     """
 
     atoms: tuple[PairAtom, ...]
@@ -96,6 +105,7 @@ class DominatingPair:
     epsilon: float | None = None
     grid_anchor: float | None = None
     attained: bool = True
+    symmetric: bool = True
 
     @property
     def is_atomic(self) -> bool:

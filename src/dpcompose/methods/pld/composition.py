@@ -64,7 +64,9 @@ def _directions(plan: list[tuple[Mechanism, int]]) -> tuple[tuple[str, ...], dic
     (randomized response, pure or (eps, delta) DP): for Gaussian and Laplace inner
     mechanisms all-remove was the largest mix in every case measured (the mixes grow
     with the number of remove invocations), and any subset of attained mixes gives a
-    valid lower bound. Otherwise every pair is symmetric: "remove" only.
+    valid lower bound. A family with an asymmetric pair (``asymmetric_pair``, the mixture
+    of Gaussians) is composed in both directions like Poisson subsampling. Otherwise
+    every pair is symmetric: "remove" only.
 
     Returns:
         ``(upper_directions, mixes)``: ``mixes`` maps each lower direction to the number
@@ -84,7 +86,7 @@ def _directions(plan: list[tuple[Mechanism, int]]) -> tuple[tuple[str, ...], dic
             if split not in mixes.values():
                 mixes[name] = split
         return ("substitution",), mixes
-    if any(isinstance(m, Subsampled) for m, _ in plan):
+    if any(isinstance(m, Subsampled) or m.asymmetric_pair for m, _ in plan):
         return ("remove", "add"), {"remove": None, "add": None}
     return ("remove",), {"remove": None}
 

@@ -12,7 +12,9 @@ Dominating pairs come from the mechanisms' families
 continuous segments in an inner variable :math:`z`; "B" is the output law with the
 target record, "A" without it, :math:`\ell = \log(dB/dA)` the inner loss). Every pair
 there is symmetric (swapping A and B is a relabelling of outputs), so for a mechanism
-that is not subsampled the add direction equals the remove direction.
+that is not subsampled the add direction equals the remove direction, except where the
+pair says it is not (``symmetric=False``, the mixture of Gaussians): its remove
+direction is ``(B, A)`` and its add direction ``(A, B)``, the rate-1 case of the forms below.
 
 Subsampling with rate :math:`q` (Zhu, Dong and Wang, "Optimal Accounting of
 Differential Privacy via Characteristic Function", AISTATS 2022, the dominating pairs
@@ -222,13 +224,16 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
     for part in inner.segments:
         z0, z1, ell_f, ell_inv = part.z0, part.z1, part.loss, part.inverse
         a_f, b_f, ell_inc, gmu = part.a_density, part.b_density, part.increasing, part.normal_mu
+        # A = N(0, 1) and B a Gaussian mixture in z (one component: normal_mu)
+        normal = part.normal_mixture if part.normal_mixture is not None else (
+            ((1.0, gmu),) if gmu is not None else None)
         # the segment's functions bind this iteration's part through default arguments
         dens: Callable[[np.ndarray, np.ndarray], np.ndarray]
         seg_loss: Callable[[np.ndarray], np.ndarray]
         seg_inv: Callable[[np.ndarray], np.ndarray]
         if remove:
-            if gmu is not None:
-                # (1 - q) phi(z) + q phi(z - mu) = phi(z) e^{L(z)} for the remove direction
+            if normal is not None:
+                # (1 - q) phi(z) + q B(z) = phi(z) e^{L(z)} for the remove direction
                 def dens_normal(z: np.ndarray, L: np.ndarray) -> np.ndarray:
                     return np.exp(L - 0.5 * z * z - LOG_SQRT_2PI)
                 dens = dens_normal
@@ -244,7 +249,7 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
                 return ell_inv(_t_inverse(v, q, logq))
             seg_loss, seg_inv = loss_remove, inv_remove
             inc = ell_inc
-            comps = [(1.0 - q, 0.0), (q, gmu)] if gmu is not None else None
+            comps = [(1.0 - q, 0.0)] + [(q * w, c) for w, c in normal] if normal is not None else None
         else:
             def dens_add(z: np.ndarray, L: np.ndarray, a_f: ArrayFn = a_f) -> np.ndarray:
                 return a_f(z)
@@ -257,7 +262,7 @@ def loss_model(m: Mechanism, direction: str, *, tail: float,
                 return ell_inv(_t_inverse(-np.asarray(v, dtype=float), q, logq))
             seg_loss, seg_inv = loss_add, inv_add
             inc = not ell_inc
-            comps = [(1.0, 0.0)] if gmu is not None else None
+            comps = [(1.0, 0.0)] if normal is not None else None
         seg = Segment(z0, z1, seg_loss, seg_inv, dens, inc)
         if comps is not None:
             # Gaussian mixture in z: cut each side where the mass beyond is <= tail

@@ -37,6 +37,12 @@ _PROBE_POINTS = 2 ** 14
 
 
 
+
+def _two_way(m: Mechanism) -> bool:
+    """Whether m's pair differs by direction (Poisson subsampling, or an asymmetric family such
+    as the mixture of Gaussians): then both "remove" and "add" are composed."""
+    return isinstance(m, Subsampled) or m.asymmetric_pair
+
 def _loss_range(m: Mechanism, direction: str, tail: float) -> tuple[float, float, float]:
     """(lowest finite loss, highest finite loss, quadrature pieces) of m's loss law.
 
@@ -66,7 +72,7 @@ def _spacing_floor(plan: list[tuple[Mechanism, int]], tail_mass: float, max_poin
     budget = max_points / _SINGLE_SHARE
     floor = 0.0
     for m, _ in plan:
-        for direction in (("remove", "add") if isinstance(m, Subsampled) else ("remove",)):
+        for direction in (("remove", "add") if _two_way(m) else ("remove",)):
             lo, hi, pieces = _loss_range(m, direction, tau)
             span = hi - lo if hi > lo else 0.0
             if pieces > budget or not max(span, abs(lo), abs(hi)) <= _MAX_SPAN:
@@ -94,9 +100,9 @@ def _window_floor(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float
     never a bound's validity.
     """
     tau = tail_mass / (8.0 * sum(k for _, k in plan))
-    directions = ("remove", "add") if any(isinstance(m, Subsampled) for m, _ in plan) else ("remove",)
+    directions = ("remove", "add") if any(_two_way(m) for m, _ in plan) else ("remove",)
     # (mechanism, count, direction it composes in, span of its loss) per composed direction
-    rows = {d: [(m, k, d if isinstance(m, Subsampled) else "remove") for m, k in plan] for d in directions}
+    rows = {d: [(m, k, d if _two_way(m) else "remove") for m, k in plan] for d in directions}
     spans = {(m, dm): _loss_range(m, dm, tau) for d in directions for m, _, dm in rows[d]}
     span = {key: (hi - lo if hi > lo else 0.0) for key, (lo, hi, _) in spans.items()}
     if max(span.values()) / h0 <= _PROBE_ABOVE:
