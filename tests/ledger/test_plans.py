@@ -66,7 +66,7 @@ def _mp_precision():
         yield
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])  # fast subset: no server
 def led(request, tmp_path):
     url = str(tmp_path / "ledger.db") if request.param == "sqlite" else pg.database_url()
     ledger = Ledger(url)

@@ -33,7 +33,7 @@ from dpcompose.ledger.store import charges as charge_t  # noqa: E402
 import pg  # noqa: E402  (tests/ledger/pg.py)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])  # fast subset: no server
 def url(request, tmp_path):
     if request.param == "sqlite":
         return str(tmp_path / "ledger.db")
