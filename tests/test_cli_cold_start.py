@@ -2,10 +2,11 @@
 interpreter loads for ``import dpcompose.interfaces.cli`` and for a one-line query.
 
 No timings here (speed belongs in ``benchmarks/bench_cold_start.py``): which modules are
-loaded is deterministic. SciPy's FFT and special functions are expected for the query (the
-pld method convolves with them). The query runs through the fast path
-(:mod:`dpcompose.interfaces.cli_fast`), which never builds the typer application: no
-pydantic (typer's parameter adapters), no ledger or f-DP command modules.
+loaded is deterministic. The query runs through the fast path
+(:mod:`dpcompose.interfaces.cli_fast`), which never builds the typer application: no typer,
+click or pydantic (typer's parameter adapters), no rich for a one-line answer, no ledger or
+f-DP command modules, no report model, plots or review document, no SciPy (pld convolves
+with ``numpy.fft``) and no ``numpy.ma`` (``np.unique`` loads it: ``sorted_unique``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ UNUSED_BY_QUERY = ("matplotlib", "scipy.signal", "scipy.optimize", "scipy.stats"
                    "mpmath", "dpcompose.interfaces.plan", "dpcompose.calibration",
                    # the typer application: built only when a command other than a plain query runs
                    "pydantic", "typer._adapters", "dpcompose.interfaces.cli_app", "dpcompose.interfaces.cli_fdp",
-                   "dpcompose.ledger")
+                   "dpcompose.ledger",
+                   # issue 15 cold start: the one-line query prints with sys.stdout
+                   "typer", "click", "rich", "scipy", "numpy.ma", "dpcompose.interfaces.report.model",
+                   "dpcompose.interfaces.report.plot", "dpcompose.interfaces.report.render")
 
 
 def _loaded_after(code: str) -> tuple[set[str], str]:
@@ -47,3 +51,12 @@ def test_one_line_epsilon_query_loads_nothing_it_does_not_use():
     mods, stdout = _loaded_after(code)
     assert "ε ≤" in stdout  # the query ran and printed its bound
     assert _present(mods, UNUSED_BY_QUERY) == set()
+
+
+def test_query_defaults_are_plot_kinds():
+    """The fast path accepts the queries' default --plot-kind without loading the plot module."""
+    from dpcompose.interfaces.cli_base import QUERY_PLOT_KINDS
+    from dpcompose.interfaces.cli_fast import _COMMANDS
+    from dpcompose.interfaces.report.plot import PLOT_KINDS
+
+    assert {c[3] for c in _COMMANDS.values()} == set(QUERY_PLOT_KINDS) <= set(PLOT_KINDS)
