@@ -14,6 +14,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 #: never needed by a one-line composition query (plots, plan files, calibration, research)
 UNUSED_BY_QUERY = ("matplotlib", "scipy.signal", "scipy.optimize", "scipy.stats", "pandas", "fastapi",
                    "mpmath", "dpcompose.interfaces.plan", "dpcompose.calibration",
@@ -22,7 +24,14 @@ UNUSED_BY_QUERY = ("matplotlib", "scipy.signal", "scipy.optimize", "scipy.stats"
                    "dpcompose.ledger",
                    # issue 15 cold start: the one-line query prints with sys.stdout
                    "typer", "click", "rich", "scipy", "numpy.ma", "dpcompose.interfaces.report.model",
-                   "dpcompose.interfaces.report.plot", "dpcompose.interfaces.report.render")
+                   "dpcompose.interfaces.report.plot", "dpcompose.interfaces.report.render",
+                   # family files load when a rule of one of their classes is asked for (laplace here)
+                   *(f"dpcompose.representations.{f}" for f in (
+                       "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp", "group", "bounded_range",
+                       "selection", "tree_aggregation", "random_allocation", "mixture")))
+#: never needed by a library query of a closed-form method or ``optimal`` (issue 14)
+UNUSED_BY_LIBRARY_QUERY = ("typer", "click", "rich", "pydantic", "matplotlib", "scipy", "numpy.ma", "mpmath",
+                           "dpcompose.interfaces", "dpcompose.calibration", "dpcompose.hypotheses")
 
 
 def _loaded_after(code: str) -> tuple[set[str], str]:
@@ -60,3 +69,13 @@ def test_query_defaults_are_plot_kinds():
     from dpcompose.interfaces.report.plot import PLOT_KINDS
 
     assert {c[3] for c in _COMMANDS.values()} == set(QUERY_PLOT_KINDS) <= set(PLOT_KINDS)
+
+
+@pytest.mark.parametrize("method", ["simple", "advanced", "optimal"])
+def test_first_library_query_loads_no_interface_or_heavy_module(method):
+    code = ("import dpcompose as d\n"
+            f"g = d.compose([(d.Laplace(scale=20.0), 10**6)], method={method!r})\n"
+            "print(g.epsilon(delta=1e-6))\n")
+    mods, stdout = _loaded_after(code)
+    assert float(stdout) > 0
+    assert _present(mods, UNUSED_BY_LIBRARY_QUERY) == set()
