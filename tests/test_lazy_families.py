@@ -101,3 +101,32 @@ def test_a_class_outside_the_table_gets_every_file_loaded_and_a_clear_error():
             "    raise SystemExit('no error')\n"
             "assert all('dpcompose.representations.' + m in sys.modules for m in FAMILIES)\n")
     _run(code)
+
+
+# ---------------------------------------------------------------------------
+# the method registry: compose(..., method=name) imports only that method's module
+
+_METHODS_OF = """
+import importlib, json
+from dpcompose.methods import registry
+importlib.import_module("dpcompose.methods." + {module!r})
+print(json.dumps(sorted(registry._REGISTRY)))
+"""
+
+
+def test_method_names_table_matches_the_registrations():
+    from dpcompose.methods import METHOD_MODULES, METHOD_NAMES
+
+    assert set(METHOD_NAMES.values()) == set(METHOD_MODULES)
+    for module in METHOD_MODULES:
+        names = json.loads(_run(_METHODS_OF.format(module=module)))
+        assert names == sorted(n for n, m in METHOD_NAMES.items() if m == module), module
+
+
+def test_auto_order_does_not_depend_on_which_method_ran_first():
+    code = ("import json\nimport dpcompose as dpc\nfrom dpcompose.methods.registry import registered_methods\n"
+            "{first}\nprint(json.dumps([r.name for r in registered_methods()]))\n")
+    plain = json.loads(_run(code.format(first="")))
+    after = json.loads(_run(code.format(first="dpc.compose([dpc.Laplace(1.0)], method='rdp'); "
+                                               "dpc.compose([dpc.Laplace(1.0)], method='optimal')")))
+    assert plain == after
