@@ -11,10 +11,13 @@ with ``numpy.fft``) and no ``numpy.ma`` (``np.unique`` loads it: ``sorted_unique
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 import pytest
+
+from dpcompose.interfaces.cli import _RICH_TERMINAL_ENV
 
 #: never needed by a one-line composition query (plots, plan files, calibration, research)
 UNUSED_BY_QUERY = ("matplotlib", "scipy.signal", "scipy.optimize", "scipy.stats", "pandas", "fastapi",
@@ -38,7 +41,9 @@ def _loaded_after(code: str) -> tuple[set[str], str]:
     probe = ("import sys, atexit\n"
              "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n"
              + code)
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    # rich may call a stream that is not a tty a terminal under these (then it loads, for progress)
+    env = {k: v for k, v in os.environ.items() if k not in _RICH_TERMINAL_ENV}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     mods = out.stderr.rsplit("MODULES ", 1)[1].split()
     return set(mods), out.stdout
