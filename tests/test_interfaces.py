@@ -608,6 +608,7 @@ def test_progress_counts_steps_and_time_left(monkeypatch):
     monkeypatch.setattr(cli, "_console", lambda stderr=False: Console(file=buf, force_terminal=True,
                                                                      width=100, color_system=None))
     monkeypatch.setattr(cli._Progress, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(cli, "_may_be_terminal", lambda: True)  # stderr is not a tty under pytest
     with cli._Progress(1, quiet=False, what="steps") as prog:
         prog.set_total(3)
         prog("first")

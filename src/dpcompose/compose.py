@@ -29,6 +29,7 @@ from .methods.registry import (
     available_methods,
     check_options,
     directional_methods,
+    method_info,
     register_method,
     registered_method,
     registered_methods,
@@ -61,22 +62,14 @@ def compose(mechanisms: Iterable[Any], method: str = "auto", *, exclude: Iterabl
             ``"auto"``, none can).
         InvalidParameterError: an unknown method or option.
     """
-    methods = registered_methods()
+    # one named method loads only its module (method_info raises for an unknown name)
+    candidates: list[MethodInfo] = ([r for r in registered_methods() if r.in_auto] if method == "auto"
+                                    else [method_info(method)])
     groups = normalize(mechanisms)
     provenance: dict[str, Any] = {
         "input": [{"mechanism": describe(m), "count": k} for m, k in groups],
         "options": dict(options),
     }
-    by_name = {r.name: r for r in methods}
-    if method != "auto" and method not in by_name:
-        raise InvalidParameterError(
-            f"method = {method!r} is not known; choose one of {sorted(available_methods())}."
-        )
-    candidates: list[MethodInfo]
-    if method == "auto":
-        candidates = [r for r in methods if r.in_auto]
-    else:
-        candidates = [by_name[method]]
     accepted = frozenset().union(*(r.options for r in candidates)) if candidates else frozenset()
     unknown = set(options) - accepted
     if unknown:

@@ -29,21 +29,28 @@ Exit codes: 0 success, 2 bad input (the message says what and how to fix it),
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from .cli_base import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "EXIT_OK", "EXIT_INTERNAL", "EXIT_BAD_INPUT"]
 
 if TYPE_CHECKING:  # what __getattr__ below gives, for type checkers
+    from rich.console import Console
+
     from .cli_app import app as app
     from .cli_common import _guard as _guard
 
-EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+#: environment variables with which rich may call a stream that is not a tty a terminal
+_RICH_TERMINAL_ENV = ("FORCE_TERMINAL", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
 def _console(stderr: bool = False) -> Console:
+    """A rich console (rich loads here, on first use: a plain query prints without it)."""
+    from rich.console import Console
+
     c = Console(stderr=stderr, highlight=False, soft_wrap=False)
     if not c.is_terminal:
         cols = os.environ.get("COLUMNS", "")
@@ -57,6 +64,16 @@ def _warn(message: str) -> None:
     _console(stderr=True).print(f"warning: {message}", markup=False, style="yellow")
 
 
+def _may_be_terminal() -> bool:
+    """False where rich would not call stderr a terminal (not a tty, no forcing variable): then
+    no console is built (rich stays unloaded)."""
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        tty = False
+    return tty or any(k in os.environ for k in _RICH_TERMINAL_ENV)
+
+
 class _Progress:
     """Progress on stderr with counts and the time left, for work that takes over a second.
 
@@ -68,7 +85,7 @@ class _Progress:
     PROGRESS_DELAY = 1.0
 
     def __init__(self, total: int, quiet: bool, what: str = "steps") -> None:
-        self.enabled = not quiet and _console(stderr=True).is_terminal
+        self.enabled = not quiet and _may_be_terminal() and _console(stderr=True).is_terminal
         self.total = max(1, total)
         self.what = what
         self.done = -1
@@ -127,8 +144,6 @@ def main() -> None:
     The plain one-line queries run without building the typer application
     (:mod:`dpcompose.interfaces.cli_fast`: same output and exit codes); the rest through typer.
     """
-    import sys
-
     from . import cli_fast
 
     try:

@@ -1,5 +1,6 @@
-"""The ``dpcompose`` typer application and what its commands share: error handling (exit
-codes, :func:`_guard`), option parsing (:func:`_number`) and the plot/data outputs.
+"""The ``dpcompose`` typer application and what its commands share: option parsing
+(:func:`_number`); error handling (exit codes, :func:`_guard`) and the plot/data outputs
+come from :mod:`.cli_base` (no typer there, for the fast path) and are re-exported here.
 
 The commands register on :data:`app` from ``cli_report``, ``cli_query`` and ``cli_demo``;
 ``cli_app`` imports them in their help order. See :mod:`dpcompose.interfaces.cli`.
@@ -7,17 +8,15 @@ The commands register on :data:`app` from ``cli_report``, ``cli_query`` and ``cl
 
 from __future__ import annotations
 
-import functools
-import os
-import traceback
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Optional
 
 import typer
 
 from .._version import __version__
-from ..errors import DPComposeError
-from .cli import EXIT_BAD_INPUT, EXIT_INTERNAL
+from .cli_base import _check_outputs, _fail, _guard, _methods_option, _write_plots
+
+__all__ = ["app", "_check_outputs", "_fail", "_guard", "_methods_option", "_write_plots", "_number"]
 
 app = typer.Typer(
     name="dpcompose",
@@ -28,34 +27,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-
-def _fail(message: str, code: int) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Map errors to exit codes: bad input -> 2 with the message, anything else -> 1."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort, SystemExit):
-            raise
-        except DPComposeError as exc:
-            _fail(str(exc), EXIT_BAD_INPUT)
-        except KeyboardInterrupt:
-            typer.echo("interrupted", err=True)
-            raise typer.Exit(130)
-        except Exception as exc:  # the top-level handler: exit 1, never a wrong number
-            if os.environ.get("DPCOMPOSE_DEBUG"):
-                traceback.print_exc()
-            _fail(f"internal failure ({type(exc).__name__}: {exc}); this is a bug in dpcompose, "
-                  f"please report it (set DPCOMPOSE_DEBUG=1 for the traceback)", EXIT_INTERNAL)
-
-    return wrapper
 
 
 def _number(option: str) -> Callable[[Any], float]:
@@ -98,39 +69,6 @@ _KIND_HELP = "What --plot draws: epsilon-delta (default), delta-epsilon, or step
 _DATA_HELP = "Write every plotted curve's points to FILE (.csv or .json)."
 
 
-def _check_outputs(plot: Optional[Path], plot_kind: str, plot_data: Optional[Path]) -> str:
-    from .report import PLOT_KINDS, check_data_path, check_plot_path
-    from ..errors import InvalidParameterError
-    from .._validation import did_you_mean
-
-    if plot is not None:
-        check_plot_path(plot)
-    if plot_data is not None:
-        check_data_path(plot_data)
-    kind = plot_kind.strip().lower()
-    if kind not in PLOT_KINDS:
-        raise InvalidParameterError(f"--plot-kind {plot_kind!r} is not one of {', '.join(PLOT_KINDS)}."
-                                    f"{did_you_mean(plot_kind, PLOT_KINDS)}")
-    return kind
-
-
-def _write_plots(rep: Any, plot: Optional[Path], kind: str, data_path: Optional[Path], quiet: bool,
-                 to_stderr: bool) -> None:
-    if plot is None and data_path is None:
-        return
-    from . import report as R
-
-    data = R.plot_data(rep, kind)
-    if plot is not None:
-        path = R.write_plot(rep, plot, kind, data=data)
-        if not quiet:
-            typer.echo(f"plot written to {path.resolve()}", err=to_stderr)
-    if data_path is not None:
-        path = R.write_plot_data(data, data_path)
-        if not quiet:
-            typer.echo(f"plot data written to {path.resolve()}", err=to_stderr)
-
-
 def _check_plot_suffix(plot: Optional[Path]) -> None:
     """The suffixes ``dpcompose dpsgd --plot`` writes (its epoch plot)."""
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".html", ".htm"):
@@ -138,9 +76,3 @@ def _check_plot_suffix(plot: Optional[Path]) -> None:
 
         raise InvalidParameterError(
             f"--plot {str(plot)!r}: unsupported file type {plot.suffix or '(none)'!r}; use .png, .svg or .html.")
-
-
-def _methods_option(method: Optional[List[str]], report_only: bool = True) -> Optional[List[str]]:
-    from .report import normalize_methods
-
-    return normalize_methods(method or None, option="--method", report_only=report_only)

@@ -4,10 +4,12 @@
 Before it runs any command, typer builds the click objects of every command and converts
 their parameters through pydantic (``typer._adapters``): for a query that takes a fraction
 of a second this is a large share of the cold start (issue 15). :func:`run` reads the plain
-forms of the two queries itself and calls the very same command function
-(:func:`dpcompose.interfaces.cli_query.epsilon` / ``delta``, with its ``_guard``): the same
-number parsing (:func:`~dpcompose.interfaces.cli_common._number`), validation, output and
-exit codes. Anything else returns False and the caller runs typer, which also writes every
+forms of the two queries itself and calls the very same work as the typer commands
+(:func:`dpcompose.interfaces.cli_queries.run_epsilon` / ``run_delta``, with the same
+``_guard``): the same number parsing (``float_from_text``, as
+:func:`~dpcompose.interfaces.cli_common._number`), validation, output and exit codes, with
+no typer, click, pydantic or rich loaded (rich only for a table, a warning or progress on a
+terminal). Anything else returns False and the caller runs typer, which also writes every
 usage error itself:
 
 - a command other than ``epsilon`` / ``delta``, ``--help``, or an option outside
@@ -60,14 +62,12 @@ def _arguments(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
             return None
     if len(expressions) != 1 or not values[target]:
         return None
-    import typer
+    from .._validation import float_from_text
+    from ..errors import InvalidParameterError
 
-    from .cli_common import _number
-
-    parse = _number(long)
     try:
-        numbers = [parse(v) for v in values[target]]
-    except typer.BadParameter:  # typer writes this usage error itself (exit 2)
+        numbers = [float_from_text(long, v) for v in values[target]]
+    except InvalidParameterError:  # typer writes this usage error itself (exit 2)
         return None
     return argv[0], {"expression": expressions[0], target: numbers, "method": values["method"] or None,
                      **flags, "plot": None, "plot_kind": plot_kind, "plot_data": None}
@@ -85,16 +85,9 @@ def run(argv: list[str]) -> bool:
     parsed = _arguments(argv)
     if parsed is None:
         return False
-    import typer
-
-    from . import cli_query
+    from .cli_base import _guard
+    from .cli_queries import run_delta, run_epsilon
 
     command, kwargs = parsed
-    try:
-        getattr(cli_query, command)(**kwargs)
-    except typer.Exit as exc:
-        raise SystemExit(exc.exit_code) from None
-    except typer.Abort:
-        typer.echo("Aborted!", err=True)
-        raise SystemExit(1) from None
+    _guard(run_epsilon if command == "epsilon" else run_delta)(**kwargs)
     return True

@@ -1,168 +1,21 @@
 """The one-line queries ``epsilon`` and ``delta`` on a mechanism expression, and ``calibrate``
-(registered on :data:`dpcompose.interfaces.cli_common.app`).
+(registered on :data:`dpcompose.interfaces.cli_common.app`). The queries' work is in
+:mod:`.cli_queries` (no typer there: the fast path calls it directly).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, List, Optional, cast
+from typing import Any, List, Optional, cast
 
 import typer
-from rich.markup import escape
 
-from .cli import _console, _Progress, _warn
-from .cli_common import (_DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option,
-                         _number, _write_plots, app)
-
-
-# ---------------------------------------------------------------------------
-# one-line queries
-
-
-def _parse(expr: str) -> list[Any]:
-    from .expressions import to_mechanisms
-
-    mechs = to_mechanisms(expr)
-    _refuse_zero_counts(expr, mechs)
-    return mechs
-
-
-def _refuse_zero_counts(expr: str, mechs: list[Any]) -> None:
-    from ..errors import InvalidParameterError
-
-    for m, k in mechs:
-        if k == 0:
-            from ..mechanisms import describe
-
-            raise InvalidParameterError(
-                f"{expr!r}: {describe(m)} runs 0 times (x 0), so it adds nothing. Remedy: remove the term, "
-                f"or give a count >= 1.")
-
-
-def _bound_line(kind: str, upper: Any, lower: Optional[float], method: str, target: str,
-                combined: bool = False) -> str:
-    from .report import fmt_lower
-
-    sym = "ε" if kind == "epsilon" else "δ"
-    s = f"{sym} ≤ {upper}  (certified upper bound, method {method}, at {target})"
-    if lower is not None:
-        src = "the largest of the applicable methods' lower bounds" if combined else "same method"
-        s += f"\n{sym} ≥ {fmt_lower(lower, kind)}  (certified lower bound, {src})"
-    return s
-
-
-def _winner(g: Any, kind: str, target: float) -> str:
-    from ..guarantee import CombinedGuarantee
-
-    if not isinstance(g, CombinedGuarantee):
-        return g.method
-    if kind == "epsilon":
-        return g.method_for(target)
-    return min(g.components, key=lambda c: c.delta(target)).method
-
-
-def _query(expr: str, kind: str, targets: list[float], method: Optional[List[str]], compare_all: bool,
-           as_json: bool, quiet: bool, verbose: bool, plot: Optional[Path], plot_kind: str,
-           plot_data: Optional[Path]) -> None:
-    from . import report as R
-    from ..compose import compose
-    from ..guarantee import CombinedGuarantee
-
-    pkind = _check_outputs(plot, plot_kind, plot_data)
-    methods = _methods_option(method, report_only=False) or ["auto"]
-    mechs = _parse(expr)
-    deltas = targets if kind == "epsilon" else []
-    epsilons = targets if kind == "delta" else []
-    for w in R.sanity_warnings(mechs, deltas or [1e-6]):
-        _warn(w)
-    if compare_all:
-        with _Progress(len(R.composition_methods()), quiet, "methods") as prog:
-            rep = R.compare(mechs, deltas=deltas, epsilons=epsilons, progress=prog,
-                            methods=None if methods == ["auto"] else methods)
-        _write_plots(rep, plot, pkind, plot_data, quiet, to_stderr=as_json)
-        if as_json:
-            typer.echo(R.to_json(rep))
-        else:
-            R.render_table(rep, _console(), verbose=verbose)
-        return
-    with _Progress(len(methods), quiet, "methods") as prog:
-        gs = []
-        for m in methods:
-            prog(m)
-            gs.append(compose(mechs, method=m))
-    results: list[dict[str, Any]] = []
-    for m, g in zip(methods, gs):
-        for x in targets:
-            lo, hi = g.epsilon_bounds(x) if kind == "epsilon" else g.delta_bounds(x)
-            results.append({"requested_method": m, "method": _winner(g, kind, x), "target": x, "upper": hi,
-                            "lower": lo if g.has_lower_bound else None,
-                            "combined": isinstance(g, CombinedGuarantee), "guarantee": g})
-    if plot is not None or plot_data is not None:
-        rep = R.from_guarantees(gs, mechs, deltas=deltas, epsilons=epsilons)
-        _write_plots(rep, plot, pkind, plot_data, quiet, to_stderr=as_json)
-    if as_json:
-        typer.echo(json.dumps(R.jsonable(_query_json(expr, kind, results)), indent=2, allow_nan=False))
-        return
-    if len(results) == 1:
-        r = results[0]
-        tgt = R.fmt_target(kind, r["target"])
-        typer.echo(_bound_line(kind, _upper_text(r["guarantee"], kind, r["target"], r["upper"]), r["lower"],
-                               r["method"], tgt, combined=r["combined"]))
-        return
-    _query_table(expr, kind, results)
-
-
-def _upper_text(g: Any, kind: str, target: float, upper: float) -> str:
-    """An upper bound's text: the exact decimal where the guarantee states it, else rounded up."""
-    from .report import exact_decimal, fmt_decimal, fmt_upper
-
-    dec = exact_decimal(g, kind, target, upper)
-    return fmt_decimal(dec) if dec is not None else fmt_upper(upper, kind)
-
-
-def _query_json(expr: str, kind: str, results: list[dict[str, Any]]) -> dict[str, Any]:
-    def one(r: dict[str, Any]) -> dict[str, Any]:
-        d: dict[str, Any] = {"method": r["method"], "requested_method": r["requested_method"]}
-        if kind == "epsilon":
-            d.update({"delta": r["target"], "epsilon_upper": r["upper"], "epsilon_lower": r["lower"]})
-        else:
-            d.update({"epsilon": r["target"], "delta_upper": r["upper"], "delta_lower": r["lower"]})
-        d["provenance"] = r["guarantee"].provenance
-        return d
-
-    if len(results) == 1:
-        return {"expression": expr, **one(results[0])}
-    return {"expression": expr, "results": [one(r) for r in results]}
-
-
-def _query_table(expr: str, kind: str, results: list[dict[str, Any]]) -> None:
-    from rich import box
-    from rich.table import Table
-
-    from .report import fmt_lower, fmt_target
-
-    sym = "ε" if kind == "epsilon" else "δ"
-    out = _console()
-    out.print(escape(expr))
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold")
-    t.add_column("at", no_wrap=True)
-    t.add_column("method", no_wrap=True)
-    t.add_column(f"{sym} upper", justify="right", no_wrap=True)
-    t.add_column(f"{sym} lower", justify="right", no_wrap=True)
-    for r in results:
-        name = r["method"] if r["requested_method"] == r["method"] else f"{r['requested_method']}: {r['method']}"
-        t.add_row(fmt_target(kind, r["target"]), escape(name),
-                  _upper_text(r["guarantee"], kind, r["target"], r["upper"]), fmt_lower(r["lower"], kind))
-    out.print(t)
-    auto = " · auto: the tightest method" if any(r["requested_method"] == "auto" for r in results) else ""
-    out.print(f"[dim]certified bounds: upper rounded up, lower down{auto}[/dim]")
-
-
-def _targets(option: str, values: List[float], check: Callable[..., float]) -> list[float]:
-    return list(dict.fromkeys(check(option, v) for v in values))
+from .cli import _console, _Progress
+from .cli_common import _DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option, _number, \
+    _write_plots, app
+from .cli_queries import run_delta, run_epsilon
 
 
 @app.command()
@@ -183,11 +36,7 @@ def epsilon(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
     """Certified epsilon at a given delta, e.g. dpcompose epsilon "laplace(scale=20) x 500" --delta 1e-6."""
-    from .._validation import check_delta
-
-    targets = _targets("--delta", delta, functools.partial(check_delta, allow_one=True))
-    _query(expression, "epsilon", targets, method, compare_all, as_json, quiet, verbose, plot, plot_kind,
-           plot_data)
+    run_epsilon(expression, delta, method, compare_all, as_json, plot, plot_kind, plot_data, verbose, quiet)
 
 
 @app.command()
@@ -208,11 +57,7 @@ def delta(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
     """Certified delta at a given epsilon, e.g. dpcompose delta "gaussian(sigma=2) x 100" --epsilon 1."""
-    from .._validation import check_epsilon
-
-    targets = _targets("--epsilon", epsilon, functools.partial(check_epsilon, allow_inf=True))
-    _query(expression, "delta", targets, method, compare_all, as_json, quiet, verbose, plot, plot_kind,
-           plot_data)
+    run_delta(expression, epsilon, method, compare_all, as_json, plot, plot_kind, plot_data, verbose, quiet)
 
 
 @app.command()

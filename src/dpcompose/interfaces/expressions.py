@@ -58,8 +58,7 @@ from typing import Iterable, cast
 from .._arith import ArithError, Expr
 from ..errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
 from ..mechanisms import Group, Mechanism, Scheme, Subsampled
-from ..representations import MechanismSyntax, all_syntax, syntax_of
-from ..representations.group import group_equivalent
+from ..representations import SyntaxTable, all_syntax, syntax_of
 
 __all__ = [
     "ExpressionError",
@@ -81,8 +80,16 @@ __all__ = [
 
 
 #: expression name -> syntax, derived from the mechanism families
-#: (:mod:`dpcompose.representations.syntax`; aliases resolve through ``syntax_named``)
-MECHANISM_SYNTAX: dict[str, MechanismSyntax] = {s.name: s for s in all_syntax()}
+#: (:mod:`dpcompose.representations.syntax`; aliases resolve through ``syntax_named``); a
+#: read-only mapping that loads a family's file when its name is looked up (cold start)
+MECHANISM_SYNTAX = SyntaxTable()
+def group_equivalent(m: Group) -> Mechanism:
+    """The group rule of :mod:`dpcompose.representations.group` (its family file loads on first use)."""
+    from ..representations.group import group_equivalent as equivalent
+
+    return equivalent(m)
+
+
 #: the group wrapper's name (not a family: it wraps one, see :func:`_Parser.group`)
 GROUP_NAME = "group"
 _SAMPLERS = {"poisson": "poisson", "without_replacement": "without_replacement", "wor": "without_replacement",

@@ -9,7 +9,8 @@ separately (``directional``), which options a report uses for it
 
 The method modules themselves are listed once, in :data:`dpcompose.methods.METHOD_MODULES`;
 they are imported on the first question asked here, so ``import dpcompose`` does not
-load them. :func:`registered_method` registers a method for the duration of a
+load them, and a question about one method (:func:`method_info`, :func:`check_options`)
+imports only the module that registers it (:data:`~dpcompose.methods.METHOD_NAMES`). :func:`registered_method` registers a method for the duration of a
 ``with`` block (tests, experiments) and restores the registry afterwards.
 
 This module sits below :mod:`dpcompose.compose`: the methods import it, and
@@ -178,6 +179,18 @@ def _module_rank(fn: MethodFn) -> int:
     return len(modules)
 
 
+def _load_method(name: str) -> None:
+    """Import the module that registers method ``name`` (:data:`~dpcompose.methods.METHOD_NAMES`),
+    or every method module for a name outside that table."""
+    if _loaded or name in _REGISTRY:
+        return
+    module = importlib.import_module("dpcompose.methods").METHOD_NAMES.get(name)
+    if module is not None:
+        importlib.import_module(f"dpcompose.methods.{module}")
+    if name not in _REGISTRY:
+        _load()
+
+
 def _load() -> None:
     """Import every method module once (they register themselves), then the skip bounds."""
     global _loaded
@@ -232,7 +245,7 @@ def method_info(name: str) -> MethodInfo:
     Raises:
         InvalidParameterError: no method of that name is registered.
     """
-    _load()
+    _load_method(name)
     info = _REGISTRY.get(name)
     if info is None:
         raise InvalidParameterError(
@@ -264,7 +277,7 @@ def check_options(method: str, options: Mapping[str, Any]) -> None:
         InvalidParameterError: an unknown method, an option the method does not accept,
             or a value its own check rejects (the message names the option and its range).
     """
-    _load()
+    _load_method(method)
     reg = _REGISTRY.get(method)
     if reg is None:
         raise InvalidParameterError(

@@ -38,6 +38,7 @@ H_{e^\varepsilon}(M(x) \| M(x'))` with the hockey-stick divergence
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
 
 from .finite import LossAtoms, finite_pair, has_finite_pair
 from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair
@@ -46,12 +47,14 @@ from .rules import (
     DominanceKey,
     Quotient,
     Rule,
+    declare_families,
     dominance_key,
     dominating_pair,
     eps_delta_pair,
     exact_pair,
     gdp_mu,
     is_class_worst_case,
+    load_all_families,
     privacy_profile,
     pure_epsilon,
     register_equivalent,
@@ -60,25 +63,68 @@ from .rules import (
     zcdp_of_pure,
     zcdp_rho,
 )
-from .syntax import MechanismSyntax, Parameter, all_syntax, syntax_named, syntax_of
+from .syntax import MechanismSyntax, Parameter, SyntaxTable, all_syntax, syntax_named, syntax_of
 
-#: the family files: each registers all its rules on import; their order is the order of
-#: the mechanism syntax (expression names, plan table types). A new family is a file
-#: here plus one entry in this list.
-FAMILY_MODULES: tuple[str, ...] = ("laplace", "gaussian", "pure", "subsampled", "discrete_laplace", "discrete_gaussian", "zcdp",
-                                   "group", "bounded_range", "selection", "tree_aggregation", "random_allocation",
-                                   "mixture")
-for _family in FAMILY_MODULES:
-    importlib.import_module(f"{__name__}.{_family}")
-del _family
+#: the family files and, for each, the mechanism classes (names in :mod:`dpcompose.mechanisms`)
+#: whose rules and syntax it registers. A family file is imported the first time a rule or
+#: the syntax is asked about one of its classes (``rules.load_family_of``; all of them for
+#: ``all_syntax`` and ``Rule.classes``), so a query loads only the families it uses (issue 15
+#: "cold start"); their order is the order of the mechanism syntax (expression names, plan
+#: table types). A new family is a file here plus one entry in this table
+#: (``tests/test_lazy_families.py`` checks that each file registers only its own classes).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "laplace": ("Laplace",),
+    "gaussian": ("Gaussian",),
+    "pure": ("PureDP", "ApproxDP", "RandomizedResponse", "Exponential"),
+    "subsampled": ("Subsampled",),
+    "discrete_laplace": ("DiscreteLaplace",),
+    "discrete_gaussian": ("DiscreteGaussian",),
+    "zcdp": ("ZCDP",),
+    "group": ("Group",),
+    "bounded_range": ("BoundedRange",),
+    "selection": ("ReportNoisyMax", "ReportNoisyMaxGumbel", "PermuteAndFlip", "SparseVector"),
+    "tree_aggregation": ("TreeAggregation",),
+    "random_allocation": ("RandomAllocation",),
+    "mixture": ("MixtureOfGaussians",),
+}
+FAMILY_MODULES: tuple[str, ...] = tuple(FAMILIES)
+declare_families(__name__, FAMILIES)
 
-from .discrete_laplace import discrete_laplace_profile  # noqa: E402
-from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile  # noqa: E402
-from .laplace import laplace_profile  # noqa: E402
-from .pure import accounted_as_class, approx_dp_profile, pure_dp_profile  # noqa: E402
+#: functions of the family files, re-exported here: name -> family file (imported on first access)
+_FROM_FAMILY = {
+    "discrete_laplace_profile": "discrete_laplace",
+    "gaussian_log_delta": "gaussian", "gaussian_log_delta_lower": "gaussian", "gaussian_profile": "gaussian",
+    "laplace_profile": "laplace",
+    "accounted_as_class": "pure", "approx_dp_profile": "pure", "pure_dp_profile": "pure",
+}
+
+if TYPE_CHECKING:  # what __getattr__ gives, for type checkers
+    from .discrete_laplace import discrete_laplace_profile
+    from .gaussian import gaussian_log_delta, gaussian_log_delta_lower, gaussian_profile
+    from .laplace import laplace_profile
+    from .pure import accounted_as_class, approx_dp_profile, pure_dp_profile
+
+
+def __getattr__(name: str) -> Any:
+    module = _FROM_FAMILY.get(name)
+    if module is None:
+        if name in FAMILIES:  # a family file as an attribute of the package
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "FAMILY_MODULES",
+    "FAMILIES",
+    "load_all_families",
+    "SyntaxTable",
     "eps_delta_pair",
     "privacy_profile",
     "is_class_worst_case",

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numerics.arrays import sorted_unique
 from .._numerics.rounding import MACHINE_EPSILON
 from ..errors import InvalidParameterError
 
@@ -23,7 +24,7 @@ __all__ = ["DEFAULT_ORDERS", "check_orders"]
 #: The default grid of Renyi orders: fractional orders from 1.001 (useful for very long
 #: compositions), quarter steps up to 10, every integer up to 64, then a sparse tail up to
 #: 4096 (useful for short, very private compositions).
-DEFAULT_ORDERS: np.ndarray = np.unique(
+DEFAULT_ORDERS: np.ndarray = sorted_unique(
     np.concatenate(
         [
             [1.001, 1.002, 1.005, 1.01, 1.02, 1.05, 1.1, 1.15, 1.2],
@@ -77,7 +78,7 @@ def check_orders(orders: Any = None) -> np.ndarray:
                 f"for orders alpha > 1."
             )
         values.append(x)
-    return np.unique(np.asarray(values, dtype=float))
+    return sorted_unique(np.asarray(values, dtype=float))
 
 
 def _orders_arg(orders: Any) -> np.ndarray:

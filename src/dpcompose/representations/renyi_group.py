@@ -54,6 +54,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._numerics.arrays import sorted_unique
 from .._numerics.rounding import MACHINE_EPSILON
 from .renyi import DEFAULT_ORDERS
 
@@ -73,7 +74,7 @@ def group_grid(orders: np.ndarray) -> np.ndarray:
     top = max(TOP_ORDER, float(np.max(orders)))
     extension = np.geomspace(1.001, top, 300)
     defaults = DEFAULT_ORDERS[DEFAULT_ORDERS <= top]
-    return np.unique(np.concatenate([orders, defaults, extension]))
+    return sorted_unique(np.concatenate([orders, defaults, extension]))
 
 
 def _look_up(grid: np.ndarray, values: np.ndarray, orders: np.ndarray) -> np.ndarray:

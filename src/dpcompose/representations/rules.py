@@ -46,12 +46,14 @@ H_{e^\varepsilon}(M(x) \| M(x'))` with :math:`H_\gamma(P\|Q) = \int (p - \gamma 
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Generic, TypeVar
 
 from .._numerics.rounding import frac_up
+from .. import mechanisms as _mechanisms
 from ..errors import NoRuleError
 from ..mechanisms import Mechanism, describe
 
@@ -73,6 +75,9 @@ __all__ = [
     "register_like",
     "register_equivalent",
     "zcdp_of_pure",
+    "declare_families",
+    "load_family_of",
+    "load_all_families",
 ]
 
 T = TypeVar("T")
@@ -101,10 +106,17 @@ class Rule(Generic[T]):
         self._impl: dict[type, Callable[..., T]] = {}
 
     def _lookup(self, cls: type) -> Callable[..., T] | None:
-        """The implementation for ``cls``: its own, else its equivalent's (:func:`register_equivalent`)."""
+        """The implementation for ``cls``: its own, else its equivalent's (:func:`register_equivalent`).
+
+        A class seen for the first time first has its family file loaded (:func:`load_family_of`).
+        """
         fn = self._impl.get(cls)
         if fn is not None:
             return fn
+        if cls not in _FAMILIES.seen and load_family_of(cls):
+            fn = self._impl.get(cls)
+            if fn is not None:
+                return fn
         eq = _EQUIVALENTS.get(cls)
         if eq is None or not self.delegated or self.name in eq.without:
             return None
@@ -137,6 +149,7 @@ class Rule(Generic[T]):
 
     def classes(self) -> tuple[type, ...]:
         """The classes that registered this rule (themselves or through their equivalents)."""
+        load_all_families()
         return (*self._impl, *(c for c in _EQUIVALENTS if c not in self._impl and self.has(c)))
 
     def __call__(self, mechanism: Mechanism, *args: Any, **kwargs: Any) -> T:
@@ -145,6 +158,7 @@ class Rule(Generic[T]):
             return fn(mechanism, *args, **kwargs)
         if self._default is not Rule._NO_DEFAULT:
             return self._default
+        load_all_families()  # the message lists every class with the rule
         raise NoRuleError(
             f"{self.name}: no rule for {_name(mechanism)} (type {type(mechanism).__name__}), so "
             f"{self.needed_by} cannot use it. A mechanism family registers its rules in "
@@ -309,3 +323,79 @@ def register_like(cls: type, like: type) -> None:
     """
     for rule in RULES.values():
         rule.register_as(cls, like)
+
+
+# ---------------------------------------------------------------------------
+# the family files, loaded on demand (issue 15 "cold start")
+
+
+class _FamilyFiles:
+    """Which family file registers the rules of which mechanism class, and what is loaded.
+
+    The package (``representations/__init__.py``) declares its table with
+    :func:`declare_families`; a family file is imported the first time a rule, or the
+    syntax, is asked about one of its classes (:func:`load_family_of`), and every family
+    file when a question needs them all (:meth:`Rule.classes`, ``all_syntax``, a class
+    outside the table such as a subclass or a class a test registers).
+    """
+
+    def __init__(self) -> None:
+        self.package = ""
+        #: family file -> the names (in :mod:`dpcompose.mechanisms`) of the classes it registers
+        self.table: dict[str, tuple[str, ...]] = {}
+        #: class name -> its family file
+        self.of_name: dict[str, str] = {}
+        #: classes whose family file is loaded (or that no family file registers)
+        self.seen: set[type] = set()
+        self.all_loaded = False
+
+    def order(self, cls: type) -> int:
+        """The position of ``cls``'s family file in the table (after them all for other classes)."""
+        module = self.of_name.get(cls.__name__) if _is_named_mechanism(cls) else None
+        return list(self.table).index(module) if module is not None else len(self.table)
+
+
+_FAMILIES = _FamilyFiles()
+
+
+def _is_named_mechanism(cls: type) -> bool:
+    """Whether ``cls`` is the class of its name in :mod:`dpcompose.mechanisms` (not a subclass or namesake)."""
+    return getattr(_mechanisms, cls.__name__, None) is cls
+
+
+def declare_families(package: str, table: dict[str, tuple[str, ...]]) -> None:
+    """Declare the family files of ``package`` and the mechanism classes each one registers."""
+    _FAMILIES.package = package
+    _FAMILIES.table = dict(table)
+    _FAMILIES.of_name = {name: module for module, names in table.items() for name in names}
+
+
+def load_family_of(cls: type) -> bool:
+    """Import the family file that registers ``cls`` (all of them for a class outside the table).
+
+    Returns:
+        whether any file was imported (then a lookup that missed is worth repeating).
+    """
+    if _FAMILIES.all_loaded or not _FAMILIES.package:
+        return False
+    module = _FAMILIES.of_name.get(cls.__name__)
+    if module is None or not _is_named_mechanism(cls):
+        return load_all_families()
+    importlib.import_module(f"{_FAMILIES.package}.{module}")
+    _FAMILIES.seen.add(cls)
+    return True
+
+
+def load_all_families() -> bool:
+    """Import every family file (in the table's order); whether any was imported now."""
+    if _FAMILIES.all_loaded or not _FAMILIES.package:
+        return False
+    for module in _FAMILIES.table:
+        importlib.import_module(f"{_FAMILIES.package}.{module}")
+    _FAMILIES.all_loaded = True
+    return True
+
+
+def family_order(cls: type) -> int:
+    """Where ``cls``'s family file stands in the declared table (for registration order)."""
+    return _FAMILIES.order(cls)

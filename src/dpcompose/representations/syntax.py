@@ -12,12 +12,16 @@ with :class:`~dpcompose.errors.NoRuleError`).
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import NoRuleError
+from .rules import _FAMILIES, family_order, load_all_families, load_family_of
 
-__all__ = ["Parameter", "MechanismSyntax", "register_syntax", "syntax_of", "syntax_named", "all_syntax"]
+__all__ = ["Parameter", "MechanismSyntax", "register_syntax", "syntax_of", "syntax_named", "all_syntax",
+           "SyntaxTable"]
 
 #: ``guess(epsilon, delta, count, rate, sensitivity) -> parameter`` for calibration
 InitialGuess = Callable[[float, float, int, "float | None", float], float]
@@ -105,6 +109,8 @@ def syntax_of(cls: type) -> MechanismSyntax:
         NoRuleError: the class registered none.
     """
     s = _BY_CLASS.get(cls)
+    if s is None and load_family_of(cls):
+        s = _BY_CLASS.get(cls)
     if s is None:
         raise NoRuleError(
             f"mechanism_syntax: no expression syntax for {cls.__name__}; its family registers "
@@ -114,10 +120,44 @@ def syntax_of(cls: type) -> MechanismSyntax:
 
 
 def syntax_named(name: str) -> MechanismSyntax | None:
-    """The syntax whose name or alias is ``name`` (case-insensitive), or None."""
-    return _BY_NAME.get(name.lower())
+    """The syntax whose name or alias is ``name`` (case-insensitive), or None.
+
+    A name not registered yet first loads the family file of that name, if there is one
+    (``laplace``: the cheap guess), then every family file.
+    """
+    key = name.lower()
+    s = _BY_NAME.get(key)
+    if s is None and not _FAMILIES.all_loaded:
+        if key in _FAMILIES.table:
+            importlib.import_module(f"{_FAMILIES.package}.{key}")
+            s = _BY_NAME.get(key)
+        if s is None and load_all_families():
+            s = _BY_NAME.get(key)
+    return s
 
 
 def all_syntax() -> tuple[MechanismSyntax, ...]:
-    """Every registered syntax, in registration order."""
-    return tuple(_BY_CLASS.values())
+    """Every registered syntax, in the order of the family files (registration order within one)."""
+    load_all_families()
+    return tuple(sorted(_BY_CLASS.values(), key=lambda s: family_order(s.cls)))
+
+
+class SyntaxTable(Mapping[str, MechanismSyntax]):
+    """The registered syntax by expression name (aliases not included), as :func:`all_syntax`
+    orders it; a name is looked up through :func:`syntax_named`, so that asking for one
+    family loads only its file, while iterating or a name that is no syntax loads them all."""
+
+    def __getitem__(self, name: str) -> MechanismSyntax:
+        s = syntax_named(name)
+        if s is None or s.name != name:
+            raise KeyError(name)
+        return s
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([s.name for s in all_syntax()])
+
+    def __len__(self) -> int:
+        return len(all_syntax())
+
+    def __repr__(self) -> str:
+        return f"SyntaxTable({', '.join(self)})"

@@ -12,47 +12,60 @@
 JSON: :func:`to_json`.
 """
 
-from ..._display import fmt_decimal, fmt_lower, fmt_noise, fmt_number, fmt_target, fmt_time, fmt_upper
-from .model import (
-    REPORT_ONLY_METHODS,
-    SCOPE_CLASSIC,
-    STATUS_ESTIMATE,
-    STATUS_EXACT,
-    STATUS_UPPER,
-    Curve,
-    Headline,
-    Invocation,
-    Report,
-    Row,
-    Skipped,
-    build_report,
-    compare,
-    composition_methods,
-    exact_decimal,
-    from_guarantees,
-    guarantee_caveats,
-    jsonable,
-    normalize_methods,
-    report_options,
-    sanity_warnings,
-    to_dict,
-    to_json,
-)
-from .plot import (
-    PLOT_KINDS,
-    PLOT_SIZE_PX,
-    PlotData,
-    Series,
-    check_data_path,
-    check_plot_path,
-    plot_data,
-    write_plot,
-    write_plot_data,
-)
-from .render import LEGEND, headline_lines, render_table, to_html, to_markdown, upper_text
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
-#: the old private name (report.py's), still imported by main's cli_fdp.py; use :func:`jsonable`
-_jsonable = jsonable
+#: public name -> the module that defines it, imported on first access (PEP 562), so that
+#: a one-line query loads only what it uses (no plots, no review document: issue 15)
+_LAZY: dict[str, str] = {}
+for _module, _names in {
+    "dpcompose._display": ("fmt_decimal", "fmt_lower", "fmt_noise", "fmt_number", "fmt_target", "fmt_time",
+                           "fmt_upper"),
+    ".records": ("REPORT_ONLY_METHODS", "SCOPE_CLASSIC", "STATUS_ESTIMATE", "STATUS_EXACT", "STATUS_UPPER",
+                 "Curve", "Headline", "Invocation", "Report", "Row", "Skipped", "jsonable", "to_dict", "to_json"),
+    ".rows": ("composition_methods", "exact_decimal", "guarantee_caveats", "normalize_methods",
+              "report_options", "sanity_warnings"),
+    ".model": ("build_report", "compare", "from_guarantees"),
+    ".plot": ("PLOT_KINDS", "PLOT_SIZE_PX", "PlotData", "Series", "check_data_path", "check_plot_path",
+              "plot_data", "write_plot", "write_plot_data"),
+    ".render": ("LEGEND", "headline_lines", "render_table", "to_html", "to_markdown", "upper_text"),
+}.items():
+    _LAZY.update(dict.fromkeys(_names, _module))
+del _module, _names
+_SUBMODULES = ("model", "records", "rows", "constrained", "plot", "render")
+
+if _TYPE_CHECKING:  # what __getattr__ gives, for type checkers
+    from ..._display import fmt_decimal, fmt_lower, fmt_noise, fmt_number, fmt_target, fmt_time, fmt_upper
+    from .model import build_report, compare, from_guarantees
+    from .plot import (PLOT_KINDS, PLOT_SIZE_PX, PlotData, Series, check_data_path, check_plot_path, plot_data,
+                       write_plot, write_plot_data)
+    from .records import (REPORT_ONLY_METHODS, SCOPE_CLASSIC, STATUS_ESTIMATE, STATUS_EXACT, STATUS_UPPER, Curve,
+                          Headline, Invocation, Report, Row, Skipped, jsonable, to_dict, to_json)
+    from .render import LEGEND, headline_lines, render_table, to_html, to_markdown, upper_text
+    from .rows import (composition_methods, exact_decimal, guarantee_caveats, normalize_methods, report_options,
+                       sanity_warnings)
+
+    _jsonable = jsonable
+
+
+def __getattr__(name: str) -> _Any:
+    if name == "_jsonable":  # the old private name (report.py's), still imported by main's cli_fdp.py
+        name_in_module, module = "jsonable", _LAZY["jsonable"]
+    elif name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    else:
+        name_in_module, module = name, _LAZY.get(name, "")
+        if not module:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module, __name__), name_in_module)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | {"_jsonable"})
+
 
 __all__ = [
     "Row", "Skipped", "Curve", "Invocation", "Headline", "Report",

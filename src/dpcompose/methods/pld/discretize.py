@@ -86,6 +86,7 @@ from typing import Callable
 import numpy as np
 from numpy.polynomial.legendre import leggauss
 
+from ..._numerics.arrays import sorted_unique
 from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
 from ...mechanisms import Mechanism
@@ -384,7 +385,7 @@ def _segment_sums(seg: Segment, h: float):
     zg = seg.inverse(grid) if grid.size else np.empty(0)
     n_uni = max(2, int(math.ceil((z1 - z0) / MAX_DZ)) + 1)
     zs = np.concatenate([zg, np.linspace(z0, z1, n_uni)])
-    zs = np.unique(zs[(zs >= z0) & (zs <= z1)])
+    zs = sorted_unique(zs[(zs >= z0) & (zs <= z1)])
     za, zb = zs[:-1], zs[1:]
     keep = zb > za
     za, zb = za[keep], zb[keep]
