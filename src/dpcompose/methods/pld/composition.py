@@ -26,13 +26,18 @@ __all__ = ["PLDAccountant", "cached_loss_model"]
 _COARSE = 8  # secondary directions start on a grid this many times coarser
 
 
-@lru_cache(maxsize=1 << 12)
 def cached_loss_model(m: Mechanism, direction: str, tail: float,
                       eps_override: float | None = None) -> LossModel:
     """:func:`~.discretize.loss_model`, remembered: the grid sizing reads each mechanism's
     loss range twice before the accountant discretizes it (365 distinct hospitals: three
     models each). Mechanisms are frozen values and a model is not changed after it is
     built, so a remembered one is the one that would be built again."""
+    return _remembered_loss_model(m, direction, tail, eps_override)
+
+
+@lru_cache(maxsize=1 << 12)
+def _remembered_loss_model(m: Mechanism, direction: str, tail: float, eps_override: float | None) -> LossModel:
+    # every argument positional: lru_cache keys f(a, b, c) and f(a, b, c, None) apart
     return loss_model(m, direction, tail=tail, eps_override=eps_override)
 
 
