@@ -190,8 +190,16 @@ class _Profile:
     __slots__ = ("ordered", "other", "size_key", "single")
 
     def __init__(self, items: Groups, order: UnitOrder) -> None:
-        self.ordered: dict[str, list[tuple[float, int]]] = {}
         self.other: dict[Mechanism, int] = {}
+        if len(items) == 1:
+            (m, c), = items
+            key = order.key(m)
+            if key is not None:  # one ordered unit (one hospital's Laplace): the loop below, unrolled
+                self.ordered: dict[str, list[tuple[float, int]]] = {key[0]: [(key[1], c)]}
+                self.size_key = (0.0 + key[1] * c, c)
+                self.single: tuple[str, float, int] | None = (key[0], key[1], c)
+                return
+        self.ordered = {}
         s, n = 0.0, 0
         for m, c in items:
             key = order.key(m)
@@ -203,12 +211,9 @@ class _Profile:
             n += c
         #: (sum of ordered ranks, number of units): never decreases along dominance
         self.size_key = (s, n)
-        #: ``(family, rank, count)`` when the release is one ordered unit (one hospital's
-        #: Laplace): :func:`_dominates` then compares two numbers
-        self.single: tuple[str, float, int] | None = None
-        if len(items) == 1 and not self.other:
-            fam, units = next(iter(self.ordered.items()))
-            self.single = (fam, units[0][0], units[0][1])
+        #: ``(family, rank, count)`` when the release is one ordered unit (set above):
+        #: :func:`_dominates` then compares two numbers
+        self.single = None
 
     def at_least(self, family: str, t: float) -> int:
         return sum(c for p, c in self.ordered.get(family, ()) if p >= t)
