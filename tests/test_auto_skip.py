@@ -139,13 +139,55 @@ def test_auto_equals_the_minimum_over_methods_run_one_by_one(case):
     assert [c.method for c in g.components] == [c.method for c in alone]
 
 
-def test_laplace_auto_skips_optimal_where_pld_wins():
+def test_laplace_auto_skips_optimal_and_rdp_where_pld_wins():
     # the hospital shape in small: pld is tighter than optimal's pure-DP view of Laplace
+    # and than rdp (whose Jensen block bound is within 1e-4 of its value here)
     g = dpc.compose(_laplaces(40))
     assert isinstance(g, AutoGuarantee)
     g.epsilon(1e-6)
-    assert [m.name for m in g._lazy if m.guarantee is None] == ["optimal"]
-    assert g.provenance["not_run"] == ["optimal"] and "optimal" not in g.provenance["components"]
+    assert [m.name for m in g._lazy if m.guarantee is None] == ["optimal", "rdp"]
+    assert g.provenance["not_run"] == ["optimal", "rdp"]
+    assert "optimal" not in g.provenance["components"] and "rdp" not in g.provenance["components"]
+
+
+def rdp_laplace_mp(eps: float, alpha: float) -> mp.mpf:
+    """Mironov's Laplace Renyi divergence at order alpha, in mpmath (30 digits; errs on neither side)."""
+    with mp.workdps(30):
+        a, e = mp.mpf(alpha), mp.mpf(eps)
+        inner = a / (2 * a - 1) * mp.exp((a - 1) * e) + (a - 1) / (2 * a - 1) * mp.exp(-a * e)
+        return mp.log(inner) / (a - 1)
+
+
+@given(st.lists(st.tuples(st.floats(0.5, 400.0), st.integers(1, 50)), min_size=33, max_size=70,
+                unique_by=lambda t: t[0]))
+@settings(max_examples=10, deadline=None)
+def test_rdp_skip_bound_curve_is_below_the_exact_composed_laplace_curve(scales):
+    mechs = [(dpc.Laplace(s), k) for s, k in scales]
+    bound = skip_bound("rdp")(normalize(mechs))
+    assert bound is not None
+    for j in range(0, bound.orders.size, 9):
+        alpha = float(bound.orders[j])
+        exact = mp.fsum(k * rdp_laplace_mp(1.0 / s, alpha) for s, k in scales)
+        assert bound.tau[j] <= exact
+
+
+@given(st.lists(st.floats(0.3, 300.0), min_size=33, max_size=80, unique=True),
+       st.sampled_from([None, [1.5, 2.0, 8.0, 64.0], [1.01, 3.0, 500.0]]))
+@settings(max_examples=10, deadline=None)
+def test_rdp_skip_bound_is_below_what_rdp_reports(scales, orders):
+    mechs = [dpc.Laplace(s) for s in scales]
+    opts = {} if orders is None else {"orders": orders}
+    bound = skip_bound("rdp")(normalize(mechs), **opts)
+    g = dpc.compose(mechs, method="rdp", **opts)
+    for d in DELTAS + (0.3, 0.0, 1.0):
+        assert bound.epsilon(d) <= g.epsilon(d)
+    assert bound.delta(1.0) == 0.0
+
+
+def test_rdp_has_no_skip_bound_where_it_is_cheap_or_not_all_laplace():
+    few = normalize([dpc.Laplace(5.0 + i) for i in range(32)])
+    mixed = normalize([dpc.Laplace(5.0 + i) for i in range(40)] + [dpc.Gaussian(3.0)])
+    assert skip_bound("rdp")(few) is None and skip_bound("rdp")(mixed) is None
 
 
 def _fixed(name: str, value: float) -> Guarantee:

@@ -65,7 +65,7 @@ References:
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ..compose import Groups
 from ..errors import NoRuleError
@@ -106,6 +106,12 @@ def _cached_unit_params(m: Mechanism) -> tuple[str, tuple[float, ...]] | None:
     return unit_params(m)
 
 
+#: "not looked up yet" in UnitOrder's caches (None is a value there: no order claimed);
+#: one dict look-up per mechanism instead of a membership test and a read (each hashes
+#: the mechanism's fields, 10,000 hospitals)
+_UNSEEN: Any = object()
+
+
 def _leq(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return all(x <= y for x, y in zip(a, b))
 
@@ -142,14 +148,15 @@ class UnitOrder:
 
     def key(self, m: Mechanism) -> UnitKey | None:
         """``(family, rank)``, or None where no order is claimed."""
-        try:
-            return self._keys[m]
-        except KeyError:
+        out = self._keys.get(m, _UNSEEN)
+        if out is _UNSEEN:
             out = self._keys[m] = self._key(m)
-            return out
+        return out
 
     def _key(self, m: Mechanism) -> UnitKey | None:
-        key = self._params[m] if m in self._params else unit_params(m)
+        key = self._params.get(m, _UNSEEN)
+        if key is _UNSEEN:
+            key = unit_params(m)
         if key is None:
             return None
         ranks = self._rank.get(key[0])
@@ -180,17 +187,33 @@ def scaled(items: Groups, k: int) -> Groups:
 class _Profile:
     """Units of a release split by family: threshold counts for ordered families, counts otherwise."""
 
-    __slots__ = ("ordered", "other")
+    __slots__ = ("ordered", "other", "size_key", "single")
 
     def __init__(self, items: Groups, order: UnitOrder) -> None:
-        self.ordered: dict[str, list[tuple[float, int]]] = {}
         self.other: dict[Mechanism, int] = {}
+        if len(items) == 1:
+            (m, c), = items
+            key = order.key(m)
+            if key is not None:  # one ordered unit (one hospital's Laplace): the loop below, unrolled
+                self.ordered: dict[str, list[tuple[float, int]]] = {key[0]: [(key[1], c)]}
+                self.size_key = (0.0 + key[1] * c, c)
+                self.single: tuple[str, float, int] | None = (key[0], key[1], c)
+                return
+        self.ordered = {}
+        s, n = 0.0, 0
         for m, c in items:
             key = order.key(m)
             if key is None:
                 self.other[m] = self.other.get(m, 0) + c
             else:
                 self.ordered.setdefault(key[0], []).append((key[1], c))
+                s += key[1] * c
+            n += c
+        #: (sum of ordered ranks, number of units): never decreases along dominance
+        self.size_key = (s, n)
+        #: ``(family, rank, count)`` when the release is one ordered unit (set above):
+        #: :func:`_dominates` then compares two numbers
+        self.single = None
 
     def at_least(self, family: str, t: float) -> int:
         return sum(c for p, c in self.ordered.get(family, ()) if p >= t)
@@ -203,6 +226,11 @@ def dominates(a: Groups, b: Groups, order: UnitOrder | None = None) -> bool:
 
 
 def _dominates(pa: _Profile, pb: _Profile) -> bool:
+    if pa.single is not None and pb.single is not None:
+        # the loop below for one unit each: b's only threshold is its rank t_b, where a
+        # counts c_a if t_a >= t_b and a's family is b's (else 0), and b counts c_b
+        (fa, ta, ca), (fb, tb, cb) = pa.single, pb.single
+        return cb <= 0 or (fa == fb and ta >= tb and ca >= cb)
     for m, c in pb.other.items():
         if pa.other.get(m, 0) < c:
             return False
@@ -215,17 +243,6 @@ def _dominates(pa: _Profile, pb: _Profile) -> bool:
 
 #: above this many classes of one group, dominance is only checked along a sorted chain
 MAX_DOMINANCE_CLASSES = 200
-
-
-def _size_key(items: Groups, order: UnitOrder) -> tuple[float, int]:
-    """A key that never decreases along dominance: (sum of ordered ranks, number of units)."""
-    s, n = 0.0, 0
-    for m, c in items:
-        key = order.key(m)
-        if key is not None:
-            s += key[1] * c
-        n += c
-    return (s, n)
 
 
 class DatabaseClasses:
@@ -252,7 +269,7 @@ class DatabaseClasses:
         n = len(self.items)
         self.units = UnitOrder(self.items)
         self.profiles = [_Profile(it, self.units) for it in self.items]
-        keys = [_size_key(it, self.units) for it in self.items]
+        keys = [pr.size_key for pr in self.profiles]  # _size_key of each class, computed with it
         # along dominance the key never decreases, so a chain sorted by it is checked pairwise
         ranked = sorted(range(n), key=lambda i: (-keys[i][0], -keys[i][1], i))
         self.chain = all(_dominates(self.profiles[a], self.profiles[b]) for a, b in zip(ranked, ranked[1:]))

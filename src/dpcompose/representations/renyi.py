@@ -46,8 +46,14 @@ def check_orders(orders: Any = None) -> np.ndarray:
         InvalidParameterError: an order is NaN, infinite, :math:`\le 1`, not a real number,
             or the grid is empty.
     """
-    if orders is None:
+    if orders is None or orders is DEFAULT_ORDERS:
         return DEFAULT_ORDERS
+    if (isinstance(orders, np.ndarray) and orders.dtype == np.float64 and orders.ndim == 1
+            and orders.size and bool(np.all(orders[1:] > orders[:-1])) and orders[0] > 1.0
+            and math.isfinite(orders[-1])):
+        # already a valid grid (sorted, distinct, finite, > 1): what the loop below would
+        # return; composing methods pass their checked grid once per mechanism
+        return orders
     if isinstance(orders, numbers.Real) and not isinstance(orders, bool):
         orders = [orders]
     try:
@@ -85,6 +91,10 @@ def _orders_arg(orders: Any) -> np.ndarray:
     return check_orders(orders)
 
 
+#: 1/n! for n = 26, 25, ..., 2 (the Horner coefficients of _log_g, computed once)
+_INV_FACTORIALS = tuple(1.0 / math.factorial(n) for n in range(26, 1, -1))
+
+
 def _log_g(x: np.ndarray) -> np.ndarray:
     r"""log(e^x - 1 - x) (a positive quantity for x != 0; -inf at 0), accurate for every real x.
 
@@ -98,8 +108,8 @@ def _log_g(x: np.ndarray) -> np.ndarray:
     if np.any(small):
         xs = x[small]
         h = np.zeros_like(xs)
-        for n in range(26, 1, -1):  # Horner for sum_{n>=2} x^{n-2}/n!
-            h = h * xs + 1.0 / math.factorial(n)
+        for c in _INV_FACTORIALS:  # Horner for sum_{n>=2} x^{n-2}/n!
+            h = h * xs + c
         with np.errstate(divide="ignore"):
             out[small] = 2.0 * np.log(np.abs(xs)) + np.log(h)
     pos = (~small) & (x > 0)

@@ -9,6 +9,7 @@ from them: the tightest over levels, the maximum over directions (see
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 from ..._numerics.rounding import MACHINE_EPSILON
@@ -16,13 +17,28 @@ from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
 from ...representations import dominating_pair
 from .curve import Curve
-from .discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .discretize import LossModel, discretize, has_lower_model, loss_model, pair_epsilon
 from .grid import GridPLD, _truncate, compose_pair, self_compose
 from .substitution import substitution_hull
 
-__all__ = ["PLDAccountant"]
+__all__ = ["PLDAccountant", "cached_loss_model"]
 
 _COARSE = 8  # secondary directions start on a grid this many times coarser
+
+
+def cached_loss_model(m: Mechanism, direction: str, tail: float,
+                      eps_override: float | None = None) -> LossModel:
+    """:func:`~.discretize.loss_model`, remembered: the grid sizing reads each mechanism's
+    loss range twice before the accountant discretizes it (365 distinct hospitals: three
+    models each). Mechanisms are frozen values and a model is not changed after it is
+    built, so a remembered one is the one that would be built again."""
+    return _remembered_loss_model(m, direction, tail, eps_override)
+
+
+@lru_cache(maxsize=1 << 12)
+def _remembered_loss_model(m: Mechanism, direction: str, tail: float, eps_override: float | None) -> LossModel:
+    # every argument positional: lru_cache keys f(a, b, c) and f(a, b, c, None) apart
+    return loss_model(m, direction, tail=tail, eps_override=eps_override)
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -111,7 +127,6 @@ class PLDAccountant:
         self.max_points = max_points
         self.total_count = sum(k for _, k in plan)
         self.levels: list[dict[str, Any]] = []
-        self._models: dict[Any, Any] = {}
         self.info: dict[str, Any] = {
             "tolerance": tolerance, "tail_mass": tail_mass, "max_points": max_points,
             "directions": {"upper": list(self.upper_directions), "lower": list(self.lower_directions)},
@@ -131,12 +146,7 @@ class PLDAccountant:
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         base = "remove" if direction == "substitution" else direction
-        key = (m, base, override)
-        model = self._models.get(key)
-        if model is None:
-            model = loss_model(m, base, tail=self.tail_mass / (8.0 * self.total_count),
-                               eps_override=override)
-            self._models[key] = model
+        model = cached_loss_model(m, base, self.tail_mass / (8.0 * self.total_count), override)
         d = discretize(model, h, kind)
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..._numerics.rounding import UNIT_ROUNDOFF
-from .grid import GridPLD
+from .grid import GridPLD, dot
 
 __all__ = ["Curve"]
 
@@ -133,7 +133,7 @@ class Curve:
             return 0.0
         j0 = max(0, int(np.searchsorted(self.loss, eps, side="right")))
         l = self.loss[j0:]
-        return float(np.dot(self.g.p[j0:], -np.expm1(eps - l)))
+        return dot(self.g.p[j0:], -np.expm1(eps - l))
 
     # -- upper ------------------------------------------------------------------
     def delta_upper(self, eps: float) -> float:

@@ -62,7 +62,7 @@ import numpy as np
 
 from ..._numerics.lazy import lazy_module
 from ..._numerics.rounding import UNIT_ROUNDOFF
-from .grid import FFT_C, GridPLD, _int_power
+from .grid import FFT_C, GridPLD, _int_power, dot
 
 # the query objects live in their own module (issue 15); importable from here as before
 from .queries import BandCurve, DirectCurve
@@ -264,7 +264,7 @@ class Track:
             return
         dropped = self.freq[~keep]
         with np.errstate(under="ignore"):
-            self.out_sum += float(np.dot(self.weights(dropped), np.exp(log_bound[~keep])))
+            self.out_sum += dot(self.weights(dropped), np.exp(log_bound[~keep]))
         self.freq = self.freq[keep]
         self.C = C[keep]
         self.log_bound = log_bound[keep]
@@ -364,8 +364,8 @@ class Track:
         # weighted l2 norm of the spectrum error (Parseval: an l1 bound on the array
         # error); the dropped frequencies add at most out_sum (l2 <= l1 for weights >= 1)
         d = self.spectrum_error()
-        spec_err = math.sqrt(float(np.dot(self.weights(self.freq) * d, d))) + self.out_sum
-        c2 = float(np.sqrt(np.dot(c, c)))
+        spec_err = math.sqrt(dot(self.weights(self.freq) * d, d)) + self.out_sum
+        c2 = math.sqrt(dot(c, c))
         err = spec_err + math.sqrt(N) * FFT_C * UNIT_ROUNDOFF * math.log2(N) * c2
         np.clip(c, 0.0, None, out=c)
         if cut:

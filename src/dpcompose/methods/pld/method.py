@@ -6,6 +6,7 @@ See :mod:`dpcompose.methods.pld` for the construction and its error analysis.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -130,6 +131,13 @@ def _aligned(anchor: float, h0: float, floor: float) -> float:
     return anchor / n if n >= 1 else max(h0, floor)
 
 
+@lru_cache(maxsize=1 << 12)
+def _pair(m: Mechanism) -> Any:
+    """``dominating_pair(m)``, remembered: :func:`_auto_h` reads every mechanism's pair once
+    per grid spacing tried, and ``pld`` once more (pairs are frozen values)."""
+    return dominating_pair(m)
+
+
 def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 0.0) -> float:
     """Initial grid spacing from the tolerance and the number of mechanisms, then aligned.
 
@@ -143,7 +151,7 @@ def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 
     """
     # the bracket of a k-fold composition of a continuous loss law is second order,
     # roughly k h^2 in epsilon: start near sqrt(tolerance / (3 k)) (empirical constant)
-    pairs = [(dominating_pair(m), k) for m, k in plan]
+    pairs = [(_pair(m), k) for m, k in plan]
     k_cont = sum(k for pair, k in pairs if isinstance(pair, SubsampledPair) or not pair.is_atomic)
     if k_cont:
         h0 = min(max(math.sqrt(tolerance / (3.0 * k_cont)), 2e-5), 1e-3)
@@ -220,7 +228,7 @@ def pld(groups: Groups, *, tolerance: float = 1e-4, discretization: float | None
     plan: list[tuple[Mechanism, int]] = []
     mu2 = 0.0
     for m, k in groups:
-        pair = dominating_pair(m)  # NoRuleError (MethodNotApplicableError) if it has none
+        pair = _pair(m)  # NoRuleError (MethodNotApplicableError) if it has none
         if type(m) is Gaussian:  # exactly the Gaussian: the closed form holds for no other pair
             mu2 += k * m.mu * m.mu
             continue

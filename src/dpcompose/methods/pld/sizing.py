@@ -13,8 +13,8 @@ import numpy as np
 
 from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
-from .composition import PLDAccountant
-from .discretize import MAX_DZ, discretize, loss_model
+from .composition import PLDAccountant, cached_loss_model
+from .discretize import MAX_DZ, discretize
 from .grid import GridPLD, GridTooLargeError, _chernoff_window
 from .method import _auto_h
 
@@ -48,7 +48,7 @@ def _loss_range(m: Mechanism, direction: str, tail: float) -> tuple[float, float
 
     Read from the loss model (atoms and segment end points), without building arrays.
     """
-    model = loss_model(m, direction, tail=tail)
+    model = cached_loss_model(m, direction, tail)
     lo, hi, pieces = math.inf, -math.inf, 0.0
     for x in model.atom_loss:
         lo, hi = min(lo, x), max(hi, x)
@@ -115,7 +115,7 @@ def _window_floor(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float
         w = 0.0
         for m, k, dm in rows[d]:
             hp = max(h0, span[(m, dm)] / _PROBE_POINTS)
-            g = discretize(loss_model(m, dm, tail=tau), hp, "upper")
+            g = discretize(cached_loss_model(m, dm, tau), hp, "upper")
             if g.p.size:
                 w0, w1 = _chernoff_window(GridPLD("upper", hp, g.start, g.p, g.inf), k, tau_op)
                 w += (w1 - w0 + 2) * hp
