@@ -10,6 +10,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
+from dpcompose.interfaces.report.plot import _plain_log_labels, plain_tick_label
+
 
 def _loaded_after(code: str) -> set[str]:
     probe = f"{code}\nimport sys\nprint(' '.join(sorted(m for m in sys.modules)))"
@@ -25,3 +29,69 @@ def test_hospitals_report_loads_no_scipy():
             "rep = R.build_report(bundled_plan('hospitals'))\n"
             "assert rep.rows")
     assert {m for m in _loaded_after(code) if m.split(".")[0] == "scipy"} == set()
+
+
+# ---------------------------------------------------------------------------
+# the figure's log axes are labelled in plain text (no mathtext parser)
+
+
+@pytest.mark.parametrize("label,plain", [
+    (r"$\mathdefault{10^{-6}}$", "10⁻⁶"),
+    (r"$\mathdefault{10^{-10}}$", "10⁻¹⁰"),
+    (r"$\mathdefault{10^{0}}$", "10⁰"),
+    (r"$\mathdefault{10^{1}}$", "10¹"),
+    (r"$\mathdefault{10^{23}}$", "10²³"),
+    (r"$\mathdefault{2\times10^{-6}}$", "2×10⁻⁶"),
+    (r"$\mathdefault{2.5\times10^{4}}$", "2.5×10⁴"),
+    (r"$\mathdefault{-10^{3}}$", "\u221210³"),
+    (r"$\mathdefault{0}$", "0"),
+    (r"$\mathdefault{1}$", "1"),
+    ("", ""),
+    (r"$\mathdefault{10^{0.50}}$", r"$\mathdefault{10^{0.50}}$"),   # not a pattern it knows: unchanged
+    (r"$x^2$", r"$x^2$"),
+])
+def test_plain_tick_label(label, plain):
+    assert plain_tick_label(label) == plain
+
+
+def test_log_axes_label_as_matplotlib_does_in_plain_text():
+    """Every label the plain formatter writes is matplotlib's own label, translated: the same
+    ticks are labelled, with the same numbers."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    for lo, hi in ((1e-10, 1e-3), (0.4, 10.0), (0.5, 0.9), (3.0, 300.0)):
+        fig = Figure()
+        ax = fig.add_subplot()
+        ax.plot([lo, hi], [lo, hi])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        theirs = {}
+        for which in ("major", "minor"):
+            fmt = getattr(ax.yaxis, f"get_{which}_formatter")()
+            locs = getattr(ax.yaxis, f"get_{which}_locator")()()
+            theirs[which] = fmt.format_ticks(locs)
+        _plain_log_labels(ax.yaxis)
+        for which in ("major", "minor"):
+            fmt = getattr(ax.yaxis, f"get_{which}_formatter")()
+            locs = getattr(ax.yaxis, f"get_{which}_locator")()()
+            ours = fmt.format_ticks(locs)
+            assert ours == [plain_tick_label(s) for s in theirs[which]]
+            assert not any("$" in s for s in ours)
+
+
+def test_hospitals_figure_has_no_mathtext(tmp_path):
+    pytest.importorskip("matplotlib")
+    from dpcompose.interfaces import report as R
+    from dpcompose.interfaces.plan import bundled_plan
+    from dpcompose.interfaces.report.plot import figure
+
+    rep = R.build_report(bundled_plan("hospitals"))
+    data = R.plot_data(rep)
+    fig = figure(rep, data)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    assert texts and not any("$" in s for s in texts)
+    major = [t.get_text() for t in ax.xaxis.get_majorticklabels() if t.get_text()]
+    assert {"10⁻¹⁰", "10⁻⁶", "10⁻³"} <= set(major)

@@ -29,6 +29,7 @@ import csv
 import io
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,6 +379,43 @@ def _label(report: Report, s: Series) -> str:
     return name + (f" {marks}" if marks else "")
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+#: the labels of matplotlib's ``LogFormatterSciNotation``: ``$\mathdefault{BODY}$`` with BODY
+#: ``-?G``, ``-?B^{N}`` or ``-?G\times B^{N}`` (G a number, B the base, N an integer)
+_SCI_LABEL = re.compile(r"\$\\mathdefault\{(-?)(?:([0-9.]+)\\times)?([0-9.]+)(?:\^\{(-?[0-9]+)\})?\}\$")
+
+
+def plain_tick_label(label: str) -> str:
+    r"""A log axis's tick label in plain text: ``$\mathdefault{10^{-6}}$`` becomes ``10⁻⁶``,
+    ``$\mathdefault{2\times10^{-6}}$`` becomes ``2×10⁻⁶``; any other label is returned as it
+    is (and drawn by mathtext, as before).
+
+    The label reads the same; drawing it needs no mathtext parser, whose first use costs
+    about 0.4 s (most of the time the demo spent drawing its figure).
+
+    >>> plain_tick_label(r"$\mathdefault{10^{-6}}$"), plain_tick_label(r"$\mathdefault{2\times10^{1}}$")
+    ('10⁻⁶', '2×10¹')
+    """
+    m = _SCI_LABEL.fullmatch(label)
+    if m is None:
+        return label
+    sign, coeff, base, power = m.groups()
+    text = ("\u2212" if sign else "") + (f"{coeff}×" if coeff else "") + base
+    return text + ("" if power is None else power.translate(_SUPERSCRIPT))
+
+
+def _plain_log_labels(axis: Any) -> None:
+    """Label a log ``axis`` (base 10) as matplotlib does, in plain text (:func:`plain_tick_label`)."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatterSciNotation):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_tick_label(super().__call__(x, pos))
+
+    axis.set_major_formatter(PlainLogFormatter(labelOnlyBase=axis.get_major_formatter().labelOnlyBase))
+    axis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=axis.get_minor_formatter().labelOnlyBase))
+
+
 def figure(report: Report, data: PlotData):
     """The matplotlib figure of ``data`` (closed by the caller)."""
     import matplotlib
@@ -411,8 +449,10 @@ def figure(report: Report, data: PlotData):
         ax.plot([x], [y], marker="*", color="black", ms=12, ls="none")
     if data.xlog:
         ax.set_xscale("log")
+        _plain_log_labels(ax.xaxis)
     if data.ylog:
         ax.set_yscale("log")
+        _plain_log_labels(ax.yaxis)
     else:
         ax.set_ylim(bottom=0)
     ax.set_xlabel(data.xlabel)
