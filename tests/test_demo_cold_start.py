@@ -7,6 +7,7 @@ deterministic.
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -95,3 +96,21 @@ def test_hospitals_figure_has_no_mathtext(tmp_path):
     assert texts and not any("$" in s for s in texts)
     major = [t.get_text() for t in ax.xaxis.get_majorticklabels() if t.get_text()]
     assert {"10⁻¹⁰", "10⁻⁶", "10⁻³"} <= set(major)
+    # delta spans 7 decades: a gridline per decade and no minor ticks; epsilon (0.4 to 10)
+    # keeps its minor ticks
+    assert len(ax.xaxis.get_minorticklocs()) == 0
+    assert len(ax.yaxis.get_minorticklocs()) > 0
+
+
+def test_log_axes_within_a_few_decades_keep_minor_ticks():
+    pytest.importorskip("matplotlib")
+    import dpcompose as dpc
+    from dpcompose.interfaces import report as R
+    from dpcompose.interfaces.report.plot import MINOR_TICKS_MAX_DECADES, figure
+
+    rep = R.compare([(dpc.Laplace(20.0), 500)], deltas=[1e-6], methods=["simple"])
+    data = R.plot_data(rep, "steps")                 # 1 to 500 steps, epsilon 0.05 to 25
+    assert data.xlog and data.ylog and math.log10(500) < MINOR_TICKS_MAX_DECADES
+    fig = figure(rep, data)
+    ax = fig.axes[0]
+    assert len(ax.xaxis.get_minorticklocs()) > 0 and len(ax.yaxis.get_minorticklocs()) > 0
