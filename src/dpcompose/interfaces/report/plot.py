@@ -59,7 +59,7 @@ STEPS_TIME_BUDGET = 20.0
 STEP_POINTS = 12
 
 #: a log axis spanning more decades than this has no minor ticks (each decade has its
-#: gridline; on the demo's 13-decade delta axis the minor ticks were a third of the drawing)
+#: gridline; on the demo's 7-decade delta axis the minor ticks were a third of the drawing)
 MINOR_TICKS_MAX_DECADES = 4.0
 
 PLOT_INCHES = (11.0, 5.5)
