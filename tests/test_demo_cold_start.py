@@ -114,3 +114,21 @@ def test_log_axes_within_a_few_decades_keep_minor_ticks():
     fig = figure(rep, data)
     ax = fig.axes[0]
     assert len(ax.xaxis.get_minorticklocs()) > 0 and len(ax.yaxis.get_minorticklocs()) > 0
+
+
+# ---------------------------------------------------------------------------
+# the report's assumptions read each distinct mechanism once
+
+
+def test_assumptions_list_each_distinct_mechanism_once_in_first_seen_order():
+    import dpcompose as dpc
+    from dpcompose.interfaces.report.model import _assumptions
+
+    lap, gau, app = dpc.Laplace(scale=2.0), dpc.Gaussian(1.5, sensitivity=3.0), dpc.ApproxDP(0.1, 1e-8)
+    per_invocation = [(lap, 1), (gau, 2), (dpc.Laplace(scale=2.0), 1), (app, 1), (lap, 4)]
+    out = _assumptions(per_invocation, None)
+    sens = [a for a in out if "sensitivity is" in a]
+    assert len(sens) == 2 and "L1 sensitivity is 1 " in sens[0] and "L2 sensitivity is 3 " in sens[1]
+    assert any("given by (ε, δ)" in a for a in out)
+    assert _assumptions([(lap, 6), (gau, 2), (app, 1)], None) == out
+    assert not any("given by (ε, δ)" in a for a in _assumptions([(lap, 1)] * 1000, None))
