@@ -132,3 +132,33 @@ def test_assumptions_list_each_distinct_mechanism_once_in_first_seen_order():
     assert any("given by (ε, δ)" in a for a in out)
     assert _assumptions([(lap, 6), (gau, 2), (app, 1)], None) == out
     assert not any("given by (ε, δ)" in a for a in _assumptions([(lap, 1)] * 1000, None))
+
+
+# ---------------------------------------------------------------------------
+# the plot takes the report's rows where it needs the same query
+
+
+def test_plot_takes_the_rows_at_the_targets_and_queries_the_rest(monkeypatch):
+    import dpcompose as dpc
+    from dpcompose.guarantee import Guarantee
+    from dpcompose.interfaces import report as R
+
+    rep = R.compare([(dpc.Laplace(20.0), 50)], deltas=[1e-6], epsilons=[1.0], methods=["pld", "rdp"])
+    asked: list[tuple[str, float]] = []
+    for name in ("epsilon", "epsilon_lower", "delta", "delta_lower"):
+        orig = getattr(Guarantee, name)
+        monkeypatch.setattr(Guarantee, name, lambda self, x, _o=orig, _n=name: asked.append((_n, x)) or _o(self, x))
+    data = R.plot_data(rep)
+    assert 1e-6 in data.series[0].x                       # the grid passes through the target
+    assert asked and not [a for a in asked if a[1] == 1e-6]
+    for s in data.series:
+        row = next(r for r in rep.rows if r.method == s.method and r.kind == "epsilon")
+        assert s.upper[s.x.index(1e-6)] == row.upper
+        if s.lower is not None:
+            assert s.lower[s.x.index(1e-6)] == row.lower
+    # every other point is the guarantee's own answer
+    g = {c.method: c.guarantee for c in rep.curves}
+    monkeypatch.undo()
+    for s in data.series:
+        for x, u in zip(s.x, s.upper):
+            assert u == g[s.method].epsilon(x)

@@ -220,14 +220,24 @@ def _functions(report: Report, c: Curve, kind: str) -> tuple[Callable[[float], f
                                                              Callable[[float], float] | None]:
     g = c.guarantee
     lower_ok = g.has_lower_bound and not g.exact
-    if kind == "epsilon-delta":
-        return g.epsilon, (g.epsilon_lower if lower_ok else None)
-    if kind == "delta-epsilon":
-        return g.delta, (g.delta_lower if lower_ok else None)
+    if kind in ("epsilon-delta", "delta-epsilon"):
+        up, low = (g.epsilon, g.epsilon_lower) if kind == "epsilon-delta" else (g.delta, g.delta_lower)
+        # at the report's own targets the rows hold these very queries: not computed twice
+        rows = {r.target: r for r in report.rows
+                if r.method == c.method and r.scope == c.scope and r.kind == kind.split("-")[0]}
+        return _known(up, {x: r.upper for x, r in rows.items()}), \
+            (_known(low, {x: r.lower for x, r in rows.items() if r.lower is not None}) if lower_ok else None)
     if c.rebuild is None or not report.composition:
         return None, None
     d = _step_delta(report)
     return (lambda s: c.rebuild(_scaled(report, s)).epsilon(d)), None
+
+
+def _known(fn: Callable[[float], float], values: dict[float, float]) -> Callable[[float], float]:
+    """``fn``, answered from ``values`` where it was already evaluated (the report's rows)."""
+    if not values:
+        return fn
+    return lambda x: values[x] if x in values else fn(x)
 
 
 def _short(c: Curve) -> str:
