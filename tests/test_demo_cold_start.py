@@ -162,3 +162,57 @@ def test_plot_takes_the_rows_at_the_targets_and_queries_the_rest(monkeypatch):
     for s in data.series:
         for x, u in zip(s.x, s.upper):
             assert u == g[s.method].epsilon(x)
+
+
+# ---------------------------------------------------------------------------
+# the plot worker: a child process draws the same file
+
+
+def _small_report():
+    import dpcompose as dpc
+    from dpcompose.interfaces import report as R
+
+    return R.compare([(dpc.Laplace(20.0), 50)], deltas=[1e-6], methods=["simple", "rdp"])
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_plot_worker_writes_the_file_write_plot_writes(tmp_path, suffix):
+    pytest.importorskip("matplotlib")
+    from dpcompose.interfaces import report as R
+    from dpcompose.interfaces.report.plot_worker import PlotWorker
+
+    rep = _small_report()
+    here = R.write_plot(rep, tmp_path / f"here{suffix}")
+    with PlotWorker() as worker:
+        there = worker.write_plot(rep, tmp_path / f"there{suffix}")
+        assert worker.drawn_by_child
+    if suffix == ".png":
+        assert there.read_bytes() == here.read_bytes()
+    else:   # SVG files name their own ids; the drawing is the same
+        assert there.read_text().count("<path") == here.read_text().count("<path") > 10
+
+
+def test_plot_worker_draws_here_when_the_child_fails(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from dpcompose.interfaces import report as R
+    from dpcompose.interfaces.report.plot_worker import PlotWorker
+
+    rep = _small_report()
+    here = R.write_plot(rep, tmp_path / "here.png")
+    for broken in ("/nonexistent/python", "/bin/false"):      # cannot start; exits at once
+        monkeypatch.setattr(sys, "executable", broken)
+        with PlotWorker() as worker:
+            out = worker.write_plot(rep, tmp_path / "p.png")
+            assert not worker.drawn_by_child
+        assert out.read_bytes() == here.read_bytes()
+        out.unlink()
+
+
+def test_plot_worker_closed_unused_writes_nothing(tmp_path):
+    from dpcompose.interfaces.report.plot_worker import PlotWorker
+
+    worker = PlotWorker()
+    proc = worker._proc
+    worker.close()
+    assert proc is None or proc.poll() is not None
+    assert list(tmp_path.iterdir()) == []

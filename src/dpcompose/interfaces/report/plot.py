@@ -383,13 +383,13 @@ def _wants_log(series: list[Series], kind: str) -> bool:
 # drawing
 
 
-def _label(report: Report, s: Series) -> str:
+def _label(caveats: Sequence[str], s: Series) -> str:
     name = " = ".join([s.method] + s.same_as[:1]) + (f" (+{len(s.same_as) - 1} equal)" if len(s.same_as) > 1 else "")
     if s.exact:
         name += " (exact)"
     if not s.certified:
         name += " (estimate, not a guarantee)"
-    marks = " ".join(f"†{report.caveats.index(c) + 1}" for c in s.caveats if c in report.caveats)
+    marks = " ".join(f"†{caveats.index(c) + 1}" for c in s.caveats if c in caveats)
     return name + (f" {marks}" if marks else "")
 
 
@@ -444,6 +444,12 @@ def _plain_log_labels(axis: Any) -> None:
 
 def figure(report: Report, data: PlotData):
     """The matplotlib figure of ``data`` (closed by the caller)."""
+    return figure_of(data, report.caveats)
+
+
+def figure_of(data: PlotData, caveats: Sequence[str]):
+    """The matplotlib figure of ``data``, whose report has these ``caveats`` (numbered
+    "†1", ... in the legend and the footnote); :func:`figure` for a whole report."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -461,7 +467,7 @@ def figure(report: Report, data: PlotData):
         ls = "-" if s.scope == SCOPE_CLASSIC else "--"
         if not s.certified:
             ls = ":"
-        label = _label(report, s)
+        label = _label(caveats, s)
         if len(scopes) > 1 and s.scope != SCOPE_CLASSIC:
             label += " [constraint]"
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, lw=2.2 if s.exact else 1.6, ls=ls,
@@ -497,7 +503,7 @@ def figure(report: Report, data: PlotData):
                   title="\n".join(title) or None, title_fontsize=7, frameon=False, alignment="left")
     else:
         ax.text(0.5, 0.5, "no method produced a finite guarantee", transform=ax.transAxes, ha="center")
-    foot = data.notes + [f"†{i} looser fallback: {c}" for i, c in enumerate(report.caveats, 1)]
+    foot = data.notes + [f"†{i} looser fallback: {c}" for i, c in enumerate(caveats, 1)]
     if foot:
         import textwrap
 
