@@ -183,7 +183,7 @@ def test_plot_worker_writes_the_file_write_plot_writes(tmp_path, suffix):
 
     rep = _small_report()
     here = R.write_plot(rep, tmp_path / f"here{suffix}")
-    with PlotWorker() as worker:
+    with PlotWorker(child=True) as worker:
         there = worker.write_plot(rep, tmp_path / f"there{suffix}")
         assert worker.drawn_by_child
     if suffix == ".png":
@@ -201,7 +201,7 @@ def test_plot_worker_draws_here_when_the_child_fails(tmp_path, monkeypatch):
     here = R.write_plot(rep, tmp_path / "here.png")
     for broken in ("/nonexistent/python", "/bin/false"):      # cannot start; exits at once
         monkeypatch.setattr(sys, "executable", broken)
-        with PlotWorker() as worker:
+        with PlotWorker(child=True) as worker:
             out = worker.write_plot(rep, tmp_path / "p.png")
             assert not worker.drawn_by_child
         assert out.read_bytes() == here.read_bytes()
@@ -211,8 +211,35 @@ def test_plot_worker_draws_here_when_the_child_fails(tmp_path, monkeypatch):
 def test_plot_worker_closed_unused_writes_nothing(tmp_path):
     from dpcompose.interfaces.report.plot_worker import PlotWorker
 
-    worker = PlotWorker()
+    worker = PlotWorker(child=True)
     proc = worker._proc
     worker.close()
     assert proc is None or proc.poll() is not None
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plot_worker_draws_here_when_told_or_busy(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from dpcompose.interfaces.report import plot_worker as W
+
+    rep = _small_report()
+    with W.PlotWorker(child=False) as worker:
+        assert worker._proc is None
+        worker.write_plot(rep, tmp_path / "a.png")
+        assert not worker.drawn_by_child and (tmp_path / "a.png").exists()
+    monkeypatch.setattr(W, "core_is_free", lambda: False)
+    with W.PlotWorker() as worker:
+        assert worker._proc is None
+
+
+def test_core_is_free_reads_the_load(monkeypatch):
+    from dpcompose.interfaces.report import plot_worker as W
+
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.6, 0.5, 0.5), raising=False)
+    assert W.core_is_free()
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (1.2, 0.5, 0.5), raising=False)
+    assert not W.core_is_free()
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.0, 0.0, 0.0), raising=False)
+    assert not W.core_is_free()
