@@ -27,11 +27,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
+from .._numerics.lazy import lazy_function
 from .._validation import check_count, check_epsilon, check_positive
 from ..errors import InvalidParameterError
 from .hypothesis import Hypothesis
+
+logsumexp = lazy_function("scipy.special", "logsumexp")  # imported on first use (cold start)
 
 __all__ = [
     "LaplaceQuery",

@@ -43,8 +43,8 @@ import math
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
+from .._numerics.lazy import lazy_function
 from .._numerics.logspace import log_sub_exp
 from .._validation import check_count, check_delta, check_epsilon
 from ..compose import compose, normalize
@@ -56,6 +56,8 @@ from .couplings import refine_tuples
 from .exact import LossAtoms, atoms_guarantee, finite_pair, has_finite_pair, mix
 from .hypothesis import Hypothesis, check_hypothesis_pair
 from .release import Composer, InnerComposition, Release
+
+logsumexp = lazy_function("scipy.special", "logsumexp")  # imported on first use (cold start)
 
 __all__ = ["PaperFormula", "paper_formula", "paper_route", "eq4", "cor7", "thm3", "cor6", "point_mass_formula"]
 

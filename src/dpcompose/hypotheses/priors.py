@@ -25,8 +25,8 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
+from .._numerics.lazy import lazy_function
 from .._numerics.rounding import MACHINE_EPSILON
 from ..compose import Groups, normalize
 from ..errors import MethodNotApplicableError
@@ -36,6 +36,8 @@ from ._results import upper_only
 from .exact import MAX_ATOMS, LossAtoms, atoms_guarantee, finite_atoms, mix
 from .hypothesis import Hypothesis, ProductHypothesis, UniformNonzeroHypothesis
 from .release import InnerComposition, Release
+
+logsumexp = lazy_function("scipy.special", "logsumexp")  # imported on first use (cold start)
 
 __all__ = ["exact_structured", "subsampled_route"]
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.markup import escape
 
 from .cli import _console, _Progress, _warn
 from .cli_common import _check_outputs, _check_plot_suffix, _guard, app
+
+if TYPE_CHECKING:
+    from .report.plot_worker import PlotWorker
 
 
 # ---------------------------------------------------------------------------
@@ -126,11 +129,20 @@ def demo(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress display."),
 ) -> None:
     """A tour with no arguments and no network: every method on three compositions."""
+    from .report.plot_worker import PlotWorker
+
+    _check_outputs(plot, "epsilon-delta", None)
+    # a child process imports matplotlib while the tables are computed, then draws the plot
+    with PlotWorker() as worker:
+        _demo_sections(plot, verbose, quiet, worker)
+
+
+def _demo_sections(plot: Path, verbose: bool, quiet: bool, worker: PlotWorker) -> None:
+    """The demo's three parts; ``worker`` (a :class:`~.report.plot_worker.PlotWorker`) draws the plot."""
     from . import report as R
     from ..mechanisms import ApproxDP, Laplace, PureDP
     from .plan import bundled_plan
 
-    _check_outputs(plot, "epsilon-delta", None)
     out = _console()
     n_methods = len(R.composition_methods())
     out.rule("1. k = 100 mechanisms, each 0.1-DP, at δ = 1e-6")
@@ -153,7 +165,7 @@ def demo(
     with _Progress(n_methods * 2 + 2, quiet, "steps") as prog:
         rep3 = R.build_report(plan, progress=prog, warn=_warn)
     R.render_table(rep3, out, verbose=verbose)
-    path = R.write_plot(rep3, plot)
+    path = worker.write_plot(rep3, plot)
     out.print(f"plot of ε against δ for the hospitals example written to {escape(str(path.resolve()))}")
     out.print("Next: `dpcompose report PLAN.toml` for your own release (docs/plans.md), "
               "`dpcompose epsilon \"laplace(scale=20) x 500\" --delta 1e-6` for a one-line query.")

@@ -322,8 +322,11 @@ def _assumptions(mechs: list[tuple[Mechanism, int]], plan: Any | None) -> list[s
     from ...representations import accounted_as_class
 
     out = []
+    # each distinct mechanism once, in first-seen order (a plan lists every invocation: the
+    # hospitals' 1000 equal Laplace queries are one mechanism here)
+    distinct = list(dict.fromkeys(m for m, _ in mechs))
     try:
-        relation = composition_relation([m for m, _ in mechs])
+        relation = composition_relation(distinct)
     except DPComposeError:
         relation = None
     if plan is not None and plan.has_hypothesis_dp:
@@ -336,7 +339,7 @@ def _assumptions(mechs: list[tuple[Mechanism, int]], plan: Any | None) -> list[s
         out.append(f"Subsampled invocations are accounted under {relation} (the sampling theorem's own "
                    f"relation); which records were sampled stays secret.")
     seen = []
-    for m, _ in mechs:
+    for m in distinct:
         base = m.mechanism if isinstance(m, Subsampled) else m
         sens = getattr(base, "sensitivity", None)
         norm = _NORMS.get(type(base).__name__)
@@ -349,7 +352,7 @@ def _assumptions(mechs: list[tuple[Mechanism, int]], plan: Any | None) -> list[s
     if len(seen) > 6:
         out.append(f"... and {len(seen) - 6} more sensitivities (see the invocations).")
     # "given by (eps, delta)": the mechanism's pair is its (eps, delta) class's (read from the rules)
-    if any(accounted_as_class(m.mechanism if isinstance(m, Subsampled) else m) for m, _ in mechs):
+    if any(accounted_as_class(m.mechanism if isinstance(m, Subsampled) else m) for m in distinct):
         out.append("Mechanisms given by (ε, δ) are taken to satisfy it for that relation, whatever "
                    "they do inside.")
     out.append("Mechanisms and their parameters are fixed in advance (this plan); each may see earlier "

@@ -29,6 +29,7 @@ import csv
 import io
 import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,10 @@ PLOT_TIME_BUDGET = 8.0
 STEPS_TIME_BUDGET = 20.0
 #: points of a steps plot
 STEP_POINTS = 12
+
+#: a log axis spanning more decades than this has no minor ticks (each decade has its
+#: gridline; on the demo's 7-decade delta axis the minor ticks were a third of the drawing)
+MINOR_TICKS_MAX_DECADES = 4.0
 
 PLOT_INCHES = (11.0, 5.5)
 PLOT_DPI = 100
@@ -215,14 +220,24 @@ def _functions(report: Report, c: Curve, kind: str) -> tuple[Callable[[float], f
                                                              Callable[[float], float] | None]:
     g = c.guarantee
     lower_ok = g.has_lower_bound and not g.exact
-    if kind == "epsilon-delta":
-        return g.epsilon, (g.epsilon_lower if lower_ok else None)
-    if kind == "delta-epsilon":
-        return g.delta, (g.delta_lower if lower_ok else None)
+    if kind in ("epsilon-delta", "delta-epsilon"):
+        up, low = (g.epsilon, g.epsilon_lower) if kind == "epsilon-delta" else (g.delta, g.delta_lower)
+        # at the report's own targets the rows hold these very queries: not computed twice
+        rows = {r.target: r for r in report.rows
+                if r.method == c.method and r.scope == c.scope and r.kind == kind.split("-")[0]}
+        return _known(up, {x: r.upper for x, r in rows.items()}), \
+            (_known(low, {x: r.lower for x, r in rows.items() if r.lower is not None}) if lower_ok else None)
     if c.rebuild is None or not report.composition:
         return None, None
     d = _step_delta(report)
     return (lambda s: c.rebuild(_scaled(report, s)).epsilon(d)), None
+
+
+def _known(fn: Callable[[float], float], values: dict[float, float]) -> Callable[[float], float]:
+    """``fn``, answered from ``values`` where it was already evaluated (the report's rows)."""
+    if not values:
+        return fn
+    return lambda x: values[x] if x in values else fn(x)
 
 
 def _short(c: Curve) -> str:
@@ -368,18 +383,73 @@ def _wants_log(series: list[Series], kind: str) -> bool:
 # drawing
 
 
-def _label(report: Report, s: Series) -> str:
+def _label(caveats: Sequence[str], s: Series) -> str:
     name = " = ".join([s.method] + s.same_as[:1]) + (f" (+{len(s.same_as) - 1} equal)" if len(s.same_as) > 1 else "")
     if s.exact:
         name += " (exact)"
     if not s.certified:
         name += " (estimate, not a guarantee)"
-    marks = " ".join(f"†{report.caveats.index(c) + 1}" for c in s.caveats if c in report.caveats)
+    marks = " ".join(f"†{caveats.index(c) + 1}" for c in s.caveats if c in caveats)
     return name + (f" {marks}" if marks else "")
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+#: the labels of matplotlib's ``LogFormatterSciNotation``: ``$\mathdefault{BODY}$`` with BODY
+#: ``-?G``, ``-?B^{N}`` or ``-?G\times B^{N}`` (G a number, B the base, N an integer)
+_SCI_LABEL = re.compile(r"\$\\mathdefault\{(-?)(?:([0-9.]+)\\times)?([0-9.]+)(?:\^\{(-?[0-9]+)\})?\}\$")
+
+
+def plain_tick_label(label: str) -> str:
+    r"""A log axis's tick label in plain text: ``$\mathdefault{10^{-6}}$`` becomes ``10⁻⁶``,
+    ``$\mathdefault{2\times10^{-6}}$`` becomes ``2×10⁻⁶``; any other label is returned as it
+    is (and drawn by mathtext, as before).
+
+    The label reads the same; drawing it needs no mathtext parser, whose first use costs
+    about 0.4 s (most of the time the demo spent drawing its figure).
+
+    >>> plain_tick_label(r"$\mathdefault{10^{-6}}$"), plain_tick_label(r"$\mathdefault{2\times10^{1}}$")
+    ('10⁻⁶', '2×10¹')
+    """
+    m = _SCI_LABEL.fullmatch(label)
+    if m is None:
+        return label
+    sign, coeff, base, power = m.groups()
+    text = ("\u2212" if sign else "") + (f"{coeff}×" if coeff else "") + base
+    return text + ("" if power is None else power.translate(_SUPERSCRIPT))
+
+
+def _log_ticks(axis: Any, limits: tuple[float, float]) -> None:
+    """The ticks of a log ``axis`` (base 10) showing ``limits``: labelled in plain text
+    (:func:`_plain_log_labels`), and no minor ticks when the axis spans more than
+    :data:`MINOR_TICKS_MAX_DECADES` decades (a gridline at every decade is enough there)."""
+    _plain_log_labels(axis)
+    lo, hi = sorted(limits)
+    if lo > 0 and math.log10(hi / lo) > MINOR_TICKS_MAX_DECADES:
+        from matplotlib.ticker import NullLocator
+
+        axis.set_minor_locator(NullLocator())
+
+
+def _plain_log_labels(axis: Any) -> None:
+    """Label a log ``axis`` (base 10) as matplotlib does, in plain text (:func:`plain_tick_label`)."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatterSciNotation):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_tick_label(super().__call__(x, pos))
+
+    axis.set_major_formatter(PlainLogFormatter(labelOnlyBase=axis.get_major_formatter().labelOnlyBase))
+    axis.set_minor_formatter(PlainLogFormatter(labelOnlyBase=axis.get_minor_formatter().labelOnlyBase))
 
 
 def figure(report: Report, data: PlotData):
     """The matplotlib figure of ``data`` (closed by the caller)."""
+    return figure_of(data, report.caveats)
+
+
+def figure_of(data: PlotData, caveats: Sequence[str]):
+    """The matplotlib figure of ``data``, whose report has these ``caveats`` (numbered
+    "†1", ... in the legend and the footnote); :func:`figure` for a whole report."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -397,7 +467,7 @@ def figure(report: Report, data: PlotData):
         ls = "-" if s.scope == SCOPE_CLASSIC else "--"
         if not s.certified:
             ls = ":"
-        label = _label(report, s)
+        label = _label(caveats, s)
         if len(scopes) > 1 and s.scope != SCOPE_CLASSIC:
             label += " [constraint]"
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, lw=2.2 if s.exact else 1.6, ls=ls,
@@ -411,8 +481,10 @@ def figure(report: Report, data: PlotData):
         ax.plot([x], [y], marker="*", color="black", ms=12, ls="none")
     if data.xlog:
         ax.set_xscale("log")
+        _log_ticks(ax.xaxis, ax.get_xlim())
     if data.ylog:
         ax.set_yscale("log")
+        _log_ticks(ax.yaxis, ax.get_ylim())
     else:
         ax.set_ylim(bottom=0)
     ax.set_xlabel(data.xlabel)
@@ -431,7 +503,7 @@ def figure(report: Report, data: PlotData):
                   title="\n".join(title) or None, title_fontsize=7, frameon=False, alignment="left")
     else:
         ax.text(0.5, 0.5, "no method produced a finite guarantee", transform=ax.transAxes, ha="center")
-    foot = data.notes + [f"†{i} looser fallback: {c}" for i, c in enumerate(report.caveats, 1)]
+    foot = data.notes + [f"†{i} looser fallback: {c}" for i, c in enumerate(caveats, 1)]
     if foot:
         import textwrap
 

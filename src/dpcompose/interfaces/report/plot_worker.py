@@ -1,0 +1,126 @@
+"""Draw a report's plot in a child process that imports matplotlib while the caller computes.
+
+Importing matplotlib and drawing the demo's figure take about a second of ``dpcompose demo``
+(issue 14, "the demo under 2 s"). :class:`PlotWorker` starts a child interpreter at once;
+it imports matplotlib and this package while the parent computes the report, then draws
+the figure the parent hands it (the :class:`~.plot.PlotData`, computed in the parent) and
+writes the file. The figure is the one :func:`~.plot.write_plot` draws, from the same data
+by the same code (``tests/test_demo_cold_start.py`` compares the files byte for byte).
+
+Nothing numerical happens in the child: every value drawn was computed by the parent. If
+the child cannot be started or fails, the parent draws the plot itself, as before. The child
+is started only where a processor core is free (:func:`core_is_free`): on a busy machine a
+second interpreter only adds work (measured: the demo 1.5 s slower at load 9 on 2 cores).
+
+Use::
+
+    with PlotWorker() as worker:
+        report = ...                      # the child imports matplotlib meanwhile
+        path = worker.write_plot(report, "plot.png")
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .model import Report
+from .plot import PLOT_DPI, check_plot_path, figure_of, plot_data, write_plot
+
+__all__ = ["PlotWorker"]
+
+#: the file types the child writes (HTML embeds the report's text: drawn by the parent)
+CHILD_SUFFIXES = (".png", ".svg", ".pdf")
+#: seconds the parent waits for the child's figure before it draws the plot itself
+CHILD_TIMEOUT = 120.0
+
+
+class PlotWorker:
+    """A child process that draws one plot (see the module docstring)."""
+
+    def __init__(self, child: bool | None = None) -> None:
+        """``child``: start the child (True), draw here (False), or start it where a core is
+        free (None, :func:`core_is_free`)."""
+        # the child resolves imports as this process does (same sys.path), so that the
+        # classes it unpickles are this process's own
+        code = f"import sys; sys.path[:] = {sys.path!r}; from {__name__} import _child; _child()"
+        self._proc: subprocess.Popen[bytes] | None = None
+        #: whether the child drew the plot (False: not yet, or drawn here)
+        self.drawn_by_child = False
+        if not (core_is_free() if child is None else child):
+            return
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            self._proc = None
+
+    def write_plot(self, report: Report, path: str | Path, kind: str = "epsilon-delta") -> Path:
+        """:func:`~.plot.write_plot`, drawn by the child where it can (else here)."""
+        p = check_plot_path(path)
+        data = plot_data(report, kind)
+        proc, self._proc = self._proc, None
+        if proc is not None and p.suffix.lower() in CHILD_SUFFIXES:
+            job = pickle.dumps((data, list(report.caveats), str(p.resolve())))
+            try:
+                proc.communicate(job, timeout=CHILD_TIMEOUT)
+                if proc.returncode == 0:
+                    self.drawn_by_child = True
+                    return p
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        _stop(proc)
+        return write_plot(report, p, kind, data=data)
+
+    def close(self) -> None:
+        """Stop the child if it has not drawn (nothing is written then)."""
+        proc, self._proc = self._proc, None
+        _stop(proc)
+
+    def __enter__(self) -> PlotWorker:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def core_is_free() -> bool:
+    """Whether this process may use more than one core and the load average (one minute)
+    leaves one of them free (where there is no load average: whether there are two cores)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:                   # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):        # Windows
+        return cores > 1
+    return cores > 1 and load <= cores - 1
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def _child() -> None:
+    """The child: import matplotlib, read one pickled job from stdin, draw, write, exit 0."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    job = sys.stdin.buffer.read()
+    if not job:
+        return
+    data, caveats, path = pickle.loads(job)
+    fig = figure_of(data, caveats)
+    try:
+        fig.savefig(path, format=Path(path).suffix.lower()[1:], dpi=PLOT_DPI)
+    finally:
+        plt.close(fig)
