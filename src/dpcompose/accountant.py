@@ -51,7 +51,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ._numerics.lazy import lazy_module
-from .methods.pld.discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .methods.pld.discretize import discretize, has_lower_model, loss_model, lower_model_is_own, pair_epsilon
 from .methods.pld.grid import GridPLD
 from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
 from ._numerics.rounding import MACHINE_EPSILON
@@ -383,10 +383,11 @@ class Accountant:
             eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
-        mkey = (m, direction, override, tau)
+        own = kind == "lower" and lower_model_is_own(m)  # a thinning: a model of its own
+        mkey = (m, direction, override, tau, own)
         model = self._models.get(mkey)
         if model is None:
-            model = loss_model(m, direction, tail=tau, eps_override=override)
+            model = loss_model(m, direction, tail=tau, eps_override=override, lower=own)
             self._models[mkey] = model
         d = discretize(model, h, kind)
         # losses are computed in doubles: 16 ulps of the largest loss magnitude per copy

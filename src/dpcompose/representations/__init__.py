@@ -40,7 +40,7 @@ from __future__ import annotations
 import importlib
 
 from .finite import LossAtoms, finite_pair, has_finite_pair
-from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair
+from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair, lower_pair
 from .rules import (
     RULES,
     DominanceKey,
@@ -100,6 +100,7 @@ __all__ = [
     "DominanceKey",
     "DominatingPair",
     "SubsampledPair",
+    "lower_pair",
     "PairAtom",
     "PairSegment",
     "LossAtoms",

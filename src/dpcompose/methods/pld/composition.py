@@ -16,7 +16,7 @@ from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
 from ...representations import dominating_pair
 from .curve import Curve
-from .discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .discretize import discretize, has_lower_model, loss_model, lower_model_is_own, pair_epsilon
 from .grid import GridPLD, _truncate, compose_pair, self_compose
 from .substitution import substitution_hull
 
@@ -131,11 +131,12 @@ class PLDAccountant:
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         base = "remove" if direction == "substitution" else direction
-        key = (m, base, override)
+        own = kind == "lower" and lower_model_is_own(m)  # a thinning: a model of its own
+        key = (m, base, override, own)
         model = self._models.get(key)
         if model is None:
             model = loss_model(m, base, tail=self.tail_mass / (8.0 * self.total_count),
-                               eps_override=override)
+                               eps_override=override, lower=own)
             self._models[key] = model
         d = discretize(model, h, kind)
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the

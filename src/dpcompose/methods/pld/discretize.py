@@ -88,15 +88,16 @@ from numpy.polynomial.legendre import leggauss
 
 from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
-from ...mechanisms import Mechanism
-from ...representations import DominatingPair, SubsampledPair, dominating_pair
+from ...errors import MethodNotApplicableError
+from ...mechanisms import Mechanism, describe
+from ...representations import DominatingPair, SubsampledPair, dominating_pair, lower_pair
 from ...representations.pairs import ArrayFn
 
 log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
 
 __all__ = ["LossModel", "loss_model", "discretize", "grid_index_up", "MASS_SAFETY",
-           "pair_epsilon", "has_lower_model"]
+           "pair_epsilon", "has_lower_model", "lower_model_is_own"]
 
 #: relative safety factor applied to every discretized mass (see module docstring)
 MASS_SAFETY = 1e-10
@@ -152,8 +153,21 @@ def pair_epsilon(m: Mechanism) -> float | None:
 
 
 def has_lower_model(m: Mechanism) -> bool:
-    """Whether the pair used for ``m`` is attained (so its discretized lower bound is one)."""
-    return bool(dominating_pair(m).attained)
+    """Whether ``m`` has a pair for lower bounds: its own if attained, else a thinning of it.
+
+    (:func:`~dpcompose.representations.lower_pair`; the discretized lower bound of either is one.)
+    """
+    return lower_pair(dominating_pair(m)) is not None
+
+
+def lower_model_is_own(m: Mechanism) -> bool:
+    """Whether the lower model of ``m`` reads a pair other than the upper model's (a thinning).
+
+    Callers that cache loss models key the lower one apart exactly then (otherwise both
+    kinds share one model and its quadrature).
+    """
+    pair = dominating_pair(m)
+    return lower_pair(pair) is not pair
 
 
 # ---------------------------------------------------------------------------
@@ -181,14 +195,24 @@ def _t_inverse(u: np.ndarray, q: float, logq: float) -> np.ndarray:
 
 
 def loss_model(m: Mechanism, direction: str, *, tail: float,
-               eps_override: float | None = None) -> LossModel:
+               eps_override: float | None = None, lower: bool = False) -> LossModel:
     """The privacy loss law of ``m`` in ``direction`` ("remove" or "add").
 
     ``tail`` is the P-mass that may be cut from each end of a Gaussian segment;
     ``eps_override`` asks the family for its pair at that smaller epsilon (used for the
     lower model with epsilon rounded down to the grid; a post-processing, so dominated).
+    ``lower`` reads the pair for lower bounds (:func:`~dpcompose.representations.lower_pair`:
+    the pair itself if attained, else its thinning, whose loss law is a sub-measure of the
+    true one; it has no atom at infinite loss).
     """
     pair = dominating_pair(m, epsilon=eps_override)
+    if lower:
+        found = lower_pair(pair)
+        if found is None:
+            raise MethodNotApplicableError(
+                f"no lower model for {describe(m)}: its pair only bounds it and has no thinning "
+                f"(lower bounds are not claimed for it).")
+        pair = found
     if isinstance(pair, SubsampledPair):
         q, inner = pair.rate, pair.inner
     else:
