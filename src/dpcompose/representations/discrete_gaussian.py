@@ -111,6 +111,7 @@ class _Lattice:
         dropped = int(np.count_nonzero(~keep))
         self.log_a, self.log_b = log_a[keep], log_b[keep]
         self.loss = (n * (2.0 * ks - n) / two_var)[keep]
+        self.spacing = n / two_var  # every loss is an integer multiple (2k - n) of it
         # relative error of a mass: the exponent's (3 ulps of x, a few of log Theta), through exp
         self.mass_ulps = 3.0 * float(np.max(x_a)) + abs(log_theta) + 16.0
         # left-out mass of each law beyond the window, rounded up, plus the dropped outputs
@@ -145,8 +146,10 @@ def discrete_gaussian_pair(sigma: float, sensitivity: float) -> DominatingPair:
     # subtraction below rounds the exponent by at most half an ulp of |log mass| <= mass_ulps,
     # exp by one ulp: 1.5 mass_ulps + 1 < 2 mass_ulps + 8 ulps in all
     shift = (2.0 * lat.mass_ulps + 8.0) * MACHINE_EPSILON
+    # its losses are the multiples (2k - Delta) of Delta/(2 sigma^2), to 2 ulps: pld aligns its
+    # lower grid to that spacing (an upper grid is never aligned to it: see discrete_laplace)
     thin = DominatingPair(tuple(_atoms(lat.loss, lat.log_a - shift, lat.log_b - shift)),
-                          epsilon=None, grid_anchor=None, attained=False)
+                          epsilon=None, grid_anchor=lat.spacing, attained=False)
     # not attained: the left-out mass (below 1e-300) sits at infinite loss, an upper bound only
     return DominatingPair((top, *_atoms(lat.loss, lat.log_a, lat.log_b), bottom), epsilon=None,
                           grid_anchor=None, attained=False, lower=thin)

@@ -14,7 +14,7 @@ from typing import Any
 from ..._numerics.rounding import MACHINE_EPSILON
 from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
-from ...representations import dominating_pair
+from ...representations import DominatingPair, dominating_pair, lower_pair
 from .curve import Curve
 from .discretize import discretize, has_lower_model, loss_model, lower_model_is_own, pair_epsilon
 from .grid import GridPLD, _truncate, compose_pair, self_compose
@@ -190,7 +190,14 @@ class PLDAccountant:
         key = (direction, kind, coarse)
         c = level["curves"].get(key)
         if c is None:
-            g = self._build(direction, kind, level["h"] * coarse)
+            h = level["h"] * coarse
+            h_lower = self._lower_h(h) if kind == "lower" and coarse == 1 else h
+            try:
+                g = self._build(direction, kind, h_lower)
+            except MethodNotApplicableError:
+                if h_lower == h:
+                    raise
+                g = self._build(direction, kind, h)  # the aligned grid did not fit: the level's
             c = Curve(g)
             level["curves"][key] = c
             level["points"] = max(level["points"], g.p.size)
@@ -203,6 +210,30 @@ class PLDAccountant:
                 budget = self.info["error_budget"]
                 budget["delta"] = max(budget["delta"], num)
         return c
+
+    def _lower_h(self, h: float) -> float:
+        """The lower curves' spacing: ``a / ceil(a / h)`` when every member's lower pair is a
+        thinning on one loss lattice ``a Z`` (its ``grid_anchor``; the discrete Gaussian), else ``h``.
+
+        On that grid every atom of the thinnings sits on a grid point (to a few ulps, which the
+        lower placement absorbs), so the lower discretization loses no first-order mass
+        (rounding each atom down to the grid would shift every loss by up to ``h``). Only a
+        spacing in ``[h/2, h]`` is taken (at most twice the level's points; if that does not
+        fit, the level's own); any spacing gives a valid lower bound.
+        """
+        anchors = set()
+        for m, _ in self.plan:
+            pair = dominating_pair(m)
+            thin = lower_pair(pair)
+            if thin is pair or not isinstance(thin, DominatingPair) or thin.grid_anchor is None:
+                return h
+            anchors.add(thin.grid_anchor)
+        if len(anchors) != 1:
+            return h
+        a = anchors.pop()
+        if not (math.isfinite(a) and a >= 0.5 * h):
+            return h
+        return a / math.ceil(a / h)
 
     def _dir_values(self, lv: dict[str, Any], query: str, x: float) -> dict[str, float]:
         """Upper bounds per direction (``query`` "eps" or "delta") at this level.

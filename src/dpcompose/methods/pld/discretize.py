@@ -58,6 +58,11 @@ Gauss-Legendre quadrature in :math:`z` (positive integrands, so no cancellation)
   lower model of an atomic mechanism (randomized response, (eps, delta), Laplace) uses
   the same mechanism with :math:`\varepsilon` rounded down to the grid, which is a
   post-processing of the original (less private mechanisms are never reported).
+  A thinning on a loss lattice (the discrete Gaussian's lower pair, whose ``grid_anchor``
+  is the lattice spacing) is composed on a lower grid that divides the spacing
+  (:meth:`~.composition.PLDAccountant._lower_h`), and an atom within 4 ulps below a grid
+  point is placed on it (covered by the lower query's shift), so no atom is rounded down
+  a whole step.
 
 Tails: for Gaussian segments the inner variable is cut at points beyond which the
 :math:`P`-mass is at most ``tail`` on each side. Upper: the high-loss tail becomes an
@@ -88,6 +93,7 @@ from numpy.polynomial.legendre import leggauss
 
 from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
+from ..._numerics.rounding import MACHINE_EPSILON
 from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, describe
 from ...representations import DominatingPair, SubsampledPair, dominating_pair, lower_pair
@@ -475,10 +481,13 @@ def _bin_sums(model: LossModel, h: float, kind: str):
             ai = np.array([grid_index_up(x, h) for x in al], dtype=np.int64)
             on = np.array([on_grid(float(x), int(i), h) for x, i in zip(al, ai)], dtype=bool)
         else:
-            # lower bound: placement in double arithmetic; the sub-ulp displacement is
-            # covered by the lower query's shift (GridPLD.slack, Curve._shift)
+            # lower bound: placement in double arithmetic; an atom within 4 ulps below its
+            # grid point is put on it (a lattice thinning on an aligned grid, e.g. the
+            # discrete Gaussian's, would otherwise be rounded down a whole step): raising a
+            # loss by at most 4 ulps of itself is covered, with the losses' own rounding, by
+            # the lower query's shift (16 ulps per copy: GridPLD.slack, Curve._shift)
             ai = np.array([_grid_index_up_float(x, h) for x in al], dtype=np.int64)
-            on = ai.astype(float) * h == al
+            on = np.abs(ai.astype(float) * h - al) <= 4.0 * MACHINE_EPSILON * np.abs(al)
         lb = ai.astype(float) * h
         g_idx.extend(int(i) for i in ai[on])
         g_mass.extend(float(x) for x in am[on])
