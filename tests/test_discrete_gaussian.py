@@ -258,8 +258,31 @@ def test_lower_grid_is_aligned_to_the_lattice(sigma, k):
     g = dpc.compose([(dpc.DiscreteGaussian(sigma), k)], method="pld")
     lo, hi = g.epsilon_bounds(1e-6)
     assert 0.0 < lo <= hi and (hi - lo) / hi <= 1e-4
-    # with a member on no lattice the level's grid is kept (the lower side is first order
-    # again, but still a valid bracket)
+    a_lo, a_hi = dpc.Accountant().step(dpc.DiscreteGaussian(sigma), k).epsilon_bounds(1e-6)
+    assert 0.0 < a_lo <= a_hi and (a_hi - a_lo) / a_hi <= 1e-4  # the Accountant aligns it too
+    assert a_lo <= hi and lo <= a_hi
+    # a member on another lattice (the Laplace pair's atoms): the level's grid is kept (the
+    # lower side is first order again, but still a valid bracket)
     mixed = dpc.compose([(dpc.DiscreteGaussian(sigma), k), (dpc.Laplace(50.0), 1)], method="pld")
     m_lo, m_hi = mixed.epsilon_bounds(1e-6)
     assert 0.0 < m_lo <= m_hi and m_hi >= hi
+
+
+def test_with_a_continuous_gaussian_the_lower_grid_is_still_aligned():
+    """k discrete Gaussians and one Gaussian (mu): delta(e) = E over the lattice's composed loss
+    law of the Gaussian's delta at e - loss (Balle and Wang's formula holds at every real
+    argument), in mpmath; pld brackets it, and the lower side is second order."""
+    sigma, k, mu = 1.5, 2, 0.8
+    law = oracle.compose(*[oracle.loss_law(sigma, 1)] * k)
+    s2 = 2 * mp.mpf(sigma) ** 2
+
+    def truth(e):
+        return mp.fsum(b * gaussian_delta_mp(mu, e - key / s2) for key, (b, _) in law.items())
+
+    g = dpc.compose([(dpc.DiscreteGaussian(sigma), k), (dpc.Gaussian(1 / mu), 1)], method="pld")
+    for e in (0.5, 2.0, 4.0):
+        lo, hi = g.delta_bounds(e)
+        assert lo <= truth(e) <= hi
+        assert hi - lo <= 1e-4 * hi
+    lo, hi = g.epsilon_bounds(1e-6)
+    assert (hi - lo) / hi <= 3e-5

@@ -51,7 +51,14 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ._numerics.lazy import lazy_module
-from .methods.pld.discretize import discretize, has_lower_model, loss_model, lower_model_is_own, pair_epsilon
+from .methods.pld.discretize import (
+    discretize,
+    has_lower_model,
+    loss_model,
+    lower_grid_spacing,
+    lower_model_is_own,
+    pair_epsilon,
+)
 from .methods.pld.grid import GridPLD
 from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
 from ._numerics.rounding import MACHINE_EPSILON
@@ -444,12 +451,21 @@ class Accountant:
         if t is None or needed:
             assert self._h is not None  # internal invariant: the grid is chosen before any track
             h = self._h * coarse
-
-            def one_step(m: Mechanism, direction=direction, kind=kind, h=h) -> GridPLD:
-                return self._one_step(m, direction, kind, h)
-
-            t = Track(kind, h, self._fft_length(kind, h, one_step, needed), one_step, self._tail_mass,
-                      self._pooled)
+            spacings = [h]
+            if kind == "lower" and coarse == 1:
+                # first a grid aligned to a lattice thinning's spacing (valid at any spacing; a
+                # mechanism recorded later keeps the track's spacing, only tightness may change)
+                spacings.insert(0, lower_grid_spacing(self._engine_counts(), h))
+            for i, h in enumerate(spacings):
+                def one_step(m: Mechanism, direction=direction, kind=kind, h=h) -> GridPLD:
+                    return self._one_step(m, direction, kind, h)
+                try:
+                    length = self._fft_length(kind, h, one_step, needed)
+                    break
+                except MethodNotApplicableError:
+                    if i == len(spacings) - 1:
+                        raise
+            t = Track(kind, h, length, one_step, self._tail_mass, self._pooled)
             self._tracks[key] = t
         return t
 

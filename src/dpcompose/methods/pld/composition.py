@@ -14,9 +14,16 @@ from typing import Any
 from ..._numerics.rounding import MACHINE_EPSILON
 from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
-from ...representations import DominatingPair, dominating_pair, lower_pair
+from ...representations import dominating_pair
 from .curve import Curve
-from .discretize import discretize, has_lower_model, loss_model, lower_model_is_own, pair_epsilon
+from .discretize import (
+    discretize,
+    has_lower_model,
+    loss_model,
+    lower_grid_spacing,
+    lower_model_is_own,
+    pair_epsilon,
+)
 from .grid import GridPLD, _truncate, compose_pair, self_compose
 from .substitution import substitution_hull
 
@@ -191,7 +198,8 @@ class PLDAccountant:
         c = level["curves"].get(key)
         if c is None:
             h = level["h"] * coarse
-            h_lower = self._lower_h(h) if kind == "lower" and coarse == 1 else h
+            # a lower grid aligned to a lattice thinning's spacing (valid at any spacing)
+            h_lower = lower_grid_spacing([m for m, _ in self.plan], h) if kind == "lower" and coarse == 1 else h
             try:
                 g = self._build(direction, kind, h_lower)
             except MethodNotApplicableError:
@@ -210,30 +218,6 @@ class PLDAccountant:
                 budget = self.info["error_budget"]
                 budget["delta"] = max(budget["delta"], num)
         return c
-
-    def _lower_h(self, h: float) -> float:
-        """The lower curves' spacing: ``a / ceil(a / h)`` when every member's lower pair is a
-        thinning on one loss lattice ``a Z`` (its ``grid_anchor``; the discrete Gaussian), else ``h``.
-
-        On that grid every atom of the thinnings sits on a grid point (to a few ulps, which the
-        lower placement absorbs), so the lower discretization loses no first-order mass
-        (rounding each atom down to the grid would shift every loss by up to ``h``). Only a
-        spacing in ``[h/2, h]`` is taken (at most twice the level's points; if that does not
-        fit, the level's own); any spacing gives a valid lower bound.
-        """
-        anchors = set()
-        for m, _ in self.plan:
-            pair = dominating_pair(m)
-            thin = lower_pair(pair)
-            if thin is pair or not isinstance(thin, DominatingPair) or thin.grid_anchor is None:
-                return h
-            anchors.add(thin.grid_anchor)
-        if len(anchors) != 1:
-            return h
-        a = anchors.pop()
-        if not (math.isfinite(a) and a >= 0.5 * h):
-            return h
-        return a / math.ceil(a / h)
 
     def _dir_values(self, lv: dict[str, Any], query: str, x: float) -> dict[str, float]:
         """Upper bounds per direction (``query`` "eps" or "delta") at this level.

@@ -60,7 +60,7 @@ Gauss-Legendre quadrature in :math:`z` (positive integrands, so no cancellation)
   post-processing of the original (less private mechanisms are never reported).
   A thinning on a loss lattice (the discrete Gaussian's lower pair, whose ``grid_anchor``
   is the lattice spacing) is composed on a lower grid that divides the spacing
-  (:meth:`~.composition.PLDAccountant._lower_h`), and an atom within 4 ulps below a grid
+  (:func:`lower_grid_spacing`), and an atom within 4 ulps below a grid
   point is placed on it (covered by the lower query's shift), so no atom is rounded down
   a whole step.
 
@@ -86,7 +86,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -103,7 +103,7 @@ log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (
 ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
 
 __all__ = ["LossModel", "loss_model", "discretize", "grid_index_up", "MASS_SAFETY",
-           "pair_epsilon", "has_lower_model", "lower_model_is_own"]
+           "pair_epsilon", "has_lower_model", "lower_model_is_own", "lower_grid_spacing"]
 
 #: relative safety factor applied to every discretized mass (see module docstring)
 MASS_SAFETY = 1e-10
@@ -174,6 +174,34 @@ def lower_model_is_own(m: Mechanism) -> bool:
     """
     pair = dominating_pair(m)
     return lower_pair(pair) is not pair
+
+
+def lower_grid_spacing(mechanisms: Iterable[Mechanism], h: float) -> float:
+    """The lower grids' spacing: ``a / ceil(a / h)`` when every mechanism's lower pair is a
+    thinning on one loss lattice ``a Z`` (its ``grid_anchor``; the discrete Gaussian) or has
+    no atoms (the Gaussian), else ``h``.
+
+    On that grid every atom of the thinnings sits on a grid point (to a few ulps, which the
+    lower placement absorbs), so the lower discretization loses no first-order mass
+    (rounding each atom down to the grid would shift every loss by up to ``h``). Only a
+    spacing in ``[h/2, h]`` is taken (at most twice the points; a caller whose grid does not
+    fit falls back to ``h``); any spacing gives a valid lower bound.
+    """
+    anchors = set()
+    for m in mechanisms:
+        pair = dominating_pair(m)
+        thin = lower_pair(pair)
+        if isinstance(thin, DominatingPair) and not thin.atoms:
+            continue  # a continuous pair (the Gaussian's): second order on any grid
+        if thin is pair or not isinstance(thin, DominatingPair) or thin.grid_anchor is None:
+            return h
+        anchors.add(thin.grid_anchor)
+    if len(anchors) != 1:
+        return h
+    a = anchors.pop()
+    if not (math.isfinite(a) and a >= 0.5 * h):
+        return h
+    return a / math.ceil(a / h)
 
 
 # ---------------------------------------------------------------------------
