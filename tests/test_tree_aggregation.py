@@ -110,3 +110,31 @@ def test_expression_syntax():
     [(m, k)] = parse_mechanisms("tree_aggregation(4, 1000)")
     assert m == dpc.TreeAggregation(4.0, 1000) and k == 1
     assert parse_mechanisms("dp_ftrl(noise_multiplier=4, steps=1000)")[0][0] == m
+
+
+#: the StackOverflow setting of Kairouz et al. (1600 rounds, one pass, delta = 1e-6): noise
+#: multiplier and the published epsilon, as printed (two decimals) in TensorFlow Privacy's
+#: tree_aggregation_accountant_test.py (test_compute_eps_tree: "based on the StackOverflow
+#: setting in 'Practical and Private (Deep) Learning without Sampling or Shuffling'")
+PUBLISHED_STACKOVERFLOW = [(1.13, 19.74), (8.83, 2.04)]
+
+
+@pytest.mark.parametrize("sigma, published", PUBLISHED_STACKOVERFLOW)
+def test_published_stackoverflow_epsilons_are_reproduced_and_never_beaten_from_below(sigma, published):
+    from oracles import tree_rdp
+    from oracles.gaussian import gaussian_epsilon_mp
+
+    steps, delta = 1600, 1e-6
+    m = dpc.TreeAggregation(sigma, steps)
+    assert m.nodes == tree_rdp.nodes(steps) == 11
+    # their accounting, recomputed independently, gives the printed digits
+    theirs = tree_rdp.classic_rdp_epsilon(sigma, steps, delta)
+    assert round(float(theirs), 2) == published
+    # ours is certified and never above the published value beyond the rounding of its digits
+    for method in ("pld", "rdp", "auto"):
+        assert dpc.compose([m], method=method).epsilon(delta) <= published + 0.005
+    # the exact epsilon (the Gaussian with mu = sqrt(11)/sigma) lies in pld's bracket, below theirs
+    lo, hi = gaussian_epsilon_mp(mp.sqrt(11) / mp.mpf(sigma), delta)
+    e_lo, e_hi = dpc.compose([m], method="pld").epsilon_bounds(delta)
+    assert e_lo <= hi and lo <= e_hi <= hi * (1 + 1e-4)
+    assert hi < theirs

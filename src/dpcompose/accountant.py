@@ -51,7 +51,14 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ._numerics.lazy import lazy_module
-from .methods.pld.discretize import discretize, has_lower_model, loss_model, pair_epsilon
+from .methods.pld.discretize import (
+    discretize,
+    has_lower_model,
+    loss_model,
+    lower_grid_spacing,
+    lower_model_is_own,
+    pair_epsilon,
+)
 from .methods.pld.grid import GridPLD
 from .methods.pld.incremental import BandCurve, DirectCurve, Regrid, Track
 from ._numerics.rounding import MACHINE_EPSILON
@@ -383,10 +390,11 @@ class Accountant:
             eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
-        mkey = (m, direction, override, tau)
+        own = kind == "lower" and lower_model_is_own(m)  # a thinning: a model of its own
+        mkey = (m, direction, override, tau, own)
         model = self._models.get(mkey)
         if model is None:
-            model = loss_model(m, direction, tail=tau, eps_override=override)
+            model = loss_model(m, direction, tail=tau, eps_override=override, lower=own)
             self._models[mkey] = model
         d = discretize(model, h, kind)
         # losses are computed in doubles: 16 ulps of the largest loss magnitude per copy
@@ -443,12 +451,21 @@ class Accountant:
         if t is None or needed:
             assert self._h is not None  # internal invariant: the grid is chosen before any track
             h = self._h * coarse
-
-            def one_step(m: Mechanism, direction=direction, kind=kind, h=h) -> GridPLD:
-                return self._one_step(m, direction, kind, h)
-
-            t = Track(kind, h, self._fft_length(kind, h, one_step, needed), one_step, self._tail_mass,
-                      self._pooled)
+            spacings = [h]
+            if kind == "lower" and coarse == 1:
+                # first a grid aligned to a lattice thinning's spacing (valid at any spacing; a
+                # mechanism recorded later keeps the track's spacing, only tightness may change)
+                spacings.insert(0, lower_grid_spacing(self._engine_counts(), h))
+            for i, h in enumerate(spacings):
+                def one_step(m: Mechanism, direction=direction, kind=kind, h=h) -> GridPLD:
+                    return self._one_step(m, direction, kind, h)
+                try:
+                    length = self._fft_length(kind, h, one_step, needed)
+                    break
+                except MethodNotApplicableError:
+                    if i == len(spacings) - 1:
+                        raise
+            t = Track(kind, h, length, one_step, self._tail_mass, self._pooled)
             self._tracks[key] = t
         return t
 

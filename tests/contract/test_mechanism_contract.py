@@ -50,6 +50,7 @@ from dpcompose.representations import (
     gdp_mu,
     has_finite_pair,
     is_class_worst_case,
+    lower_pair,
     privacy_profile,
     pure_epsilon,
     renyi_curve,
@@ -306,6 +307,23 @@ def test_eps_delta_pair_pure_epsilon_and_worst_case_agree_with_the_profile(m):
         worst = approx_dp_profile(eps, delta)
         for e in EPSILONS:
             assert _close(profile(e), worst(e), rel=1e-12)
+
+
+@ALL
+def test_lower_pair_is_never_above_the_profile(m):
+    """A pair that is not attained may carry a thinning for lower bounds (representations/pairs.py):
+    a sub-probability pair with finite losses whose hockey-stick divergence is never above the profile."""
+    pair = _pair_or_skip(m)
+    thin = lower_pair(pair)
+    if thin is None or thin is pair:
+        return  # no lower bound claimed, or the pair itself is attained
+    inner = thin.inner if isinstance(thin, SubsampledPair) else thin
+    assert inner.lower is None and not inner.attained  # nothing reads a thinning as a pair
+    assert all(math.isfinite(at.loss) for at in inner.atoms if at.a > 0.0 or at.b > 0.0)
+    assert math.fsum(at.a for at in inner.atoms) <= 1.0 and math.fsum(at.b for at in inner.atoms) <= 1.0
+    profile = privacy_profile(m)
+    for e in EPSILONS:
+        assert _hockey(thin, e) <= profile(e) * (1.0 + 1e-9) + 1e-300
 
 
 @ALL

@@ -41,7 +41,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .finite import LossAtoms, finite_pair, has_finite_pair
-from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair
+from .pairs import DominatingPair, PairAtom, PairSegment, SubsampledPair, lower_pair
 from .rules import (
     RULES,
     DominanceKey,
@@ -146,6 +146,7 @@ __all__ = [
     "DominanceKey",
     "DominatingPair",
     "SubsampledPair",
+    "lower_pair",
     "PairAtom",
     "PairSegment",
     "LossAtoms",

@@ -20,6 +20,21 @@ dominates it; the pair is therefore not attained (no lower bound is claimed from
 its left-out mass is below 1e-300. Within the window :math:`\Theta` is replaced by the window's sum
 (:math:`\le \Theta`), which scales every mass up: the profile only grows.
 
+Lower pair (the pair's ``lower``, read by ``pld`` and the Accountant for their lower
+bounds): the window's atoms alone, no atom at infinite loss, each mass lowered below the
+true :math:`e^{-x}/\Theta` (the window's masses are :math:`e^{-x}/\Theta_W` with
+:math:`\Theta_W \ge \Theta/(1 + T)`, :math:`T < 10^{-300}` the tail bound, lowered by more than
+their rounding bound). It is a *thinning* of the true pair (the true losses, smaller
+masses: a sub-probability pair, :math:`B' \le B` and :math:`A' \le A` pointwise), so its
+loss law under either side is a sub-measure of the true one; the hockey-stick
+divergence of a product (or a subsampling) of sub-measures is at most that of the true
+product, because the integrand :math:`(1 - e^{e - L})_+` is non-negative and convolution
+is monotone (proof in :mod:`~dpcompose.representations.pairs`). Composing the window
+alone therefore gives lower bounds; they miss at most the composed left-out mass
+(:math:`k T`, below :math:`10^{-290}` for :math:`k \le 10^{10}`). The losses are those of the upper
+pair, the double nearest :math:`\Delta(2k - \Delta)/(2\sigma^2)` (two roundings); ``pld``'s
+lower query covers such displacements of atoms (its ``GridPLD.slack``).
+
 Privacy profile: :math:`\delta(e) = \sum_k (B_k - e^e A_k)_+` plus the tail bound, summed
 over the window with each loss raised by a bound on its rounding (so a term near a tie
 is never lost), and the sum raised by a bound on the rounding of the masses.
@@ -38,6 +53,7 @@ up) and capped at 0.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -95,6 +111,7 @@ class _Lattice:
         dropped = int(np.count_nonzero(~keep))
         self.log_a, self.log_b = log_a[keep], log_b[keep]
         self.loss = (n * (2.0 * ks - n) / two_var)[keep]
+        self.spacing = n / two_var  # every loss is an integer multiple (2k - n) of it
         # relative error of a mass: the exponent's (3 ulps of x, a few of log Theta), through exp
         self.mass_ulps = 3.0 * float(np.max(x_a)) + abs(log_theta) + 16.0
         # left-out mass of each law beyond the window, rounded up, plus the dropped outputs
@@ -103,16 +120,39 @@ class _Lattice:
         self.tail = up(math.exp(log_tail), 64.0) + (dropped + 1) * _NORMAL
 
 
+def _atoms(loss: np.ndarray, log_a: np.ndarray, log_b: np.ndarray) -> list[PairAtom]:
+    a, b = np.exp(log_a), np.exp(log_b)
+    return [PairAtom(float(ell), float(pa), float(pb), float(la), float(lb))
+            for ell, pa, pb, la, lb in zip(loss.tolist(), a.tolist(), b.tolist(),
+                                           log_a.tolist(), log_b.tolist(), strict=True)]
+
+
+@functools.lru_cache(maxsize=16)
 def discrete_gaussian_pair(sigma: float, sensitivity: float) -> DominatingPair:
-    """The pair on the window, plus the infinite-loss atoms that carry the left-out mass."""
+    r"""The pair on the window, plus the infinite-loss atoms that carry the left-out mass.
+
+    Guarantee:
+        an upper bound (not attained): every window mass is raised (normalised by the
+        window's :math:`\Theta`) and the left-out mass sits at infinite loss. Its ``lower``
+        is a thinning of the true pair (:mod:`~dpcompose.representations.pairs`): the same
+        window outputs with the same losses, each mass lowered to at most the true one,
+        nothing at infinite loss, so bounds computed from it are lower bounds (the
+        module docstring's "Lower pair"). Cached (the pair is immutable).
+    """
     lat = _Lattice(sigma, sensitivity)
-    a, b = np.exp(lat.log_a), np.exp(lat.log_b)
-    atoms = [PairAtom(float(ell), float(pa), float(pb), float(la), float(lb))
-             for ell, pa, pb, la, lb in zip(lat.loss.tolist(), a.tolist(), b.tolist(),
-                                            lat.log_a.tolist(), lat.log_b.tolist(), strict=True)]
     top, bottom = delta_atoms(lat.tail)
+    # lower masses (rounded down): the true mass is e^{-x}/Theta >= (e^{-x}/Theta_W)(1 - T),
+    # T < 1e-300 far below an ulp; exp(log mass) is within mass_ulps of e^{-x}/Theta_W, the
+    # subtraction below rounds the exponent by at most half an ulp of |log mass| <= mass_ulps,
+    # exp by one ulp: 1.5 mass_ulps + 1 < 2 mass_ulps + 8 ulps in all
+    shift = (2.0 * lat.mass_ulps + 8.0) * MACHINE_EPSILON
+    # its losses are the multiples (2k - Delta) of Delta/(2 sigma^2), to 2 ulps: pld aligns its
+    # lower grid to that spacing (an upper grid is never aligned to it: see discrete_laplace)
+    thin = DominatingPair(tuple(_atoms(lat.loss, lat.log_a - shift, lat.log_b - shift)),
+                          epsilon=None, grid_anchor=lat.spacing, attained=False)
     # not attained: the left-out mass (below 1e-300) sits at infinite loss, an upper bound only
-    return DominatingPair((top, *atoms, bottom), epsilon=None, grid_anchor=None, attained=False)
+    return DominatingPair((top, *_atoms(lat.loss, lat.log_a, lat.log_b), bottom), epsilon=None,
+                          grid_anchor=None, attained=False, lower=thin)
 
 
 def discrete_gaussian_profile(sigma: float, sensitivity: float) -> Profile:

@@ -191,7 +191,7 @@ def _(m: Group, *, epsilon: float | None = None) -> Any:
     pair = dominating_pair(group_equivalent(m), epsilon=epsilon)
     if _is_exact(m):
         return pair
-    return dataclasses.replace(pair, attained=False)  # an upper bound of the group, not its pair
+    return dataclasses.replace(pair, attained=False, lower=None)  # an upper bound of the group, not its pair (nor its thinning)
 
 
 @is_class_worst_case.register(Group)

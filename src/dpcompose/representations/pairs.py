@@ -20,19 +20,41 @@ Gaussians') describe both orientations: swapping ``A`` and ``B`` is a relabellin
 outputs; an asymmetric pair says so (``symmetric=False``) and is read in both. A subsampled mechanism's pair is
 :class:`SubsampledPair`: the inner pair, the rate and the scheme; its "remove" and
 "add" orientations are built by the method that composes it.
+
+Lower bounds (:func:`lower_pair`) come from a pair attained by the mechanism, or, for a
+pair that only bounds it (``attained=False``), from its ``lower`` pair: a *thinning* of the
+mechanism's true pair :math:`(B, A)`: atoms at outputs of the true pair with their true
+losses :math:`\ell_x`, and masses :math:`B'(x) \le B(x)`, :math:`A'(x) \le A(x)` (e.g. the
+atoms of a window, the mass beyond it left out, each mass rounded down). A consumer reads,
+in each orientation, the losses and the masses of the side :math:`P` the loss is measured
+under (:math:`B`, :math:`A`, or the mixture :math:`(1-q)A + qB` after subsampling), i.e. the
+loss law :math:`\omega'` of the thinning, a sub-measure of the true loss law :math:`\omega`
+(same losses, smaller masses; the other side is :math:`e^{-\ell}` times it, never read).
+
+*Claim.* Hockey-stick divergences computed from thinnings' loss laws are lower bounds,
+also after composition and subsampling. *Proof.* (i) One pair:
+:math:`\delta'(e) = \int (1 - e^{e - L})_+ \,d\omega' \le \int (1 - e^{e - L})_+ \,d\omega = \delta(e)`
+(a non-negative integrand, :math:`\omega' \le \omega`). (ii) Composition: the loss law of a
+product pair is the convolution of the loss laws, and a convolution of non-negative
+measures is monotone in each, so :math:`\omega'_1 * \omega'_2 \le \omega_1 * \omega_2`; then (i).
+(iii) Poisson subsampling: the loss :math:`\log(1 - q + q e^{\ell_x})` (or its negative) is
+a function of the true loss, and the :math:`P`-masses :math:`(1-q)A'(x) + qB'(x)` (or
+:math:`A'(x)`) are at most the true ones: again a sub-measure. A consumer may lower any
+mass further or drop atoms, and may lower a loss (the integrand increases with
+:math:`L`); it must never raise a mass or a loss.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from .._numerics.logspace import expit
 
-__all__ = ["PairAtom", "PairSegment", "DominatingPair", "SubsampledPair", "rr_atoms", "delta_atoms"]
+__all__ = ["PairAtom", "PairSegment", "DominatingPair", "SubsampledPair", "rr_atoms", "delta_atoms", "lower_pair"]
 
 ArrayFn = Callable[[np.ndarray], np.ndarray]
 
@@ -98,6 +120,13 @@ class DominatingPair:
             = (with, without the record): its "remove" orientation is ``(B, A)`` and its
             "add" orientation ``(A, B)``, composed separately like Poisson subsampling's
             (its mechanism class sets ``asymmetric_pair``).
+        lower: for a pair that is not attained, a thinning of the mechanism's true pair
+            (module docstring: the true losses, masses at most the true ones, a
+            sub-probability pair), from which lower bounds are computed
+            (:func:`lower_pair`); ``None`` where there is none (no lower bound is claimed).
+            Ignored when ``attained`` is True. Whoever derives a bound from another
+            mechanism's pair (``dataclasses.replace(pair, attained=False)``) must also clear
+            it (``lower=None``): a thinning of the other pair is none of this mechanism's.
     """
 
     atoms: tuple[PairAtom, ...]
@@ -106,6 +135,7 @@ class DominatingPair:
     grid_anchor: float | None = None
     attained: bool = True
     symmetric: bool = True
+    lower: "DominatingPair | None" = field(default=None, repr=False)
 
     @property
     def is_atomic(self) -> bool:
@@ -143,6 +173,25 @@ class SubsampledPair:
     @property
     def is_identity(self) -> bool:
         return False
+
+
+def lower_pair(pair: DominatingPair | SubsampledPair) -> DominatingPair | SubsampledPair | None:
+    """The pair lower bounds are computed from: ``pair`` if attained, else its thinning, else None.
+
+    A subsampled pair's is the subsampled thinning of its inner pair (module docstring,
+    claim (iii)). A thinning is itself marked not attained (it is no pair of the mechanism:
+    its masses sum to less than 1), so nothing reads it as one.
+    """
+    if isinstance(pair, SubsampledPair):
+        inner = _lower_inner(pair.inner)
+        if inner is None:
+            return None
+        return pair if inner is pair.inner else SubsampledPair(inner, pair.rate, pair.scheme)
+    return _lower_inner(pair)
+
+
+def _lower_inner(pair: DominatingPair) -> DominatingPair | None:
+    return pair if pair.attained else pair.lower
 
 
 def rr_atoms(epsilon: float, scale: float = 1.0, log_scale: float = 0.0) -> tuple[PairAtom, PairAtom]:

@@ -65,4 +65,4 @@ register_equivalent(RandomAllocation, allocation_equivalent, without=("is_class_
 @dominating_pair.register(RandomAllocation)
 def _(m: RandomAllocation, *, epsilon: float | None = None) -> Any:
     pair = dominating_pair(allocation_equivalent(m), epsilon=epsilon)
-    return dataclasses.replace(pair, attained=False)  # an upper bound of the epoch, not its pair
+    return dataclasses.replace(pair, attained=False, lower=None)  # an upper bound of the epoch, not its pair (nor its thinning)

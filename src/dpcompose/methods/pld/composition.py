@@ -17,7 +17,15 @@ from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, Subsampled, describe
 from ...representations import dominating_pair
 from .curve import Curve
-from .discretize import LossModel, discretize, has_lower_model, loss_model, pair_epsilon
+from .discretize import (
+    LossModel,
+    discretize,
+    has_lower_model,
+    loss_model,
+    lower_grid_spacing,
+    lower_model_is_own,
+    pair_epsilon,
+)
 from .grid import GridPLD, _truncate, compose_pair, self_compose
 from .substitution import substitution_hull
 
@@ -27,18 +35,20 @@ _COARSE = 8  # secondary directions start on a grid this many times coarser
 
 
 def cached_loss_model(m: Mechanism, direction: str, tail: float,
-                      eps_override: float | None = None) -> LossModel:
+                      eps_override: float | None = None, lower: bool = False) -> LossModel:
     """:func:`~.discretize.loss_model`, remembered: the grid sizing reads each mechanism's
     loss range twice before the accountant discretizes it (365 distinct hospitals: three
     models each). Mechanisms are frozen values and a model is not changed after it is
     built, so a remembered one is the one that would be built again."""
-    return _remembered_loss_model(m, direction, tail, eps_override)
+    return _remembered_loss_model(m, direction, tail, eps_override, lower)
 
 
 @lru_cache(maxsize=1 << 12)
-def _remembered_loss_model(m: Mechanism, direction: str, tail: float, eps_override: float | None) -> LossModel:
-    # every argument positional: lru_cache keys f(a, b, c) and f(a, b, c, None) apart
-    return loss_model(m, direction, tail=tail, eps_override=eps_override)
+def _remembered_loss_model(m: Mechanism, direction: str, tail: float, eps_override: float | None,
+                           lower: bool) -> LossModel:
+    # every argument positional: lru_cache keys f(a, b, c) and f(a, b, c, None) apart;
+    # ``lower``: the model of the pair's thinning (a sub-probability pair), kept apart
+    return loss_model(m, direction, tail=tail, eps_override=eps_override, lower=lower)
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -146,7 +156,8 @@ class PLDAccountant:
             if eps is not None and math.isfinite(eps):
                 override = _floor_to_grid(eps, h)
         base = "remove" if direction == "substitution" else direction
-        model = cached_loss_model(m, base, self.tail_mass / (8.0 * self.total_count), override)
+        own = kind == "lower" and lower_model_is_own(m)  # a thinning: a model of its own
+        model = cached_loss_model(m, base, self.tail_mass / (8.0 * self.total_count), override, own)
         d = discretize(model, h, kind)
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)
@@ -199,7 +210,15 @@ class PLDAccountant:
         key = (direction, kind, coarse)
         c = level["curves"].get(key)
         if c is None:
-            g = self._build(direction, kind, level["h"] * coarse)
+            h = level["h"] * coarse
+            # a lower grid aligned to a lattice thinning's spacing (valid at any spacing)
+            h_lower = lower_grid_spacing([m for m, _ in self.plan], h) if kind == "lower" and coarse == 1 else h
+            try:
+                g = self._build(direction, kind, h_lower)
+            except MethodNotApplicableError:
+                if h_lower == h:
+                    raise
+                g = self._build(direction, kind, h)  # the aligned grid did not fit: the level's
             c = Curve(g)
             level["curves"][key] = c
             level["points"] = max(level["points"], g.p.size)

@@ -58,6 +58,11 @@ Gauss-Legendre quadrature in :math:`z` (positive integrands, so no cancellation)
   lower model of an atomic mechanism (randomized response, (eps, delta), Laplace) uses
   the same mechanism with :math:`\varepsilon` rounded down to the grid, which is a
   post-processing of the original (less private mechanisms are never reported).
+  A thinning on a loss lattice (the discrete Gaussian's lower pair, whose ``grid_anchor``
+  is the lattice spacing) is composed on a lower grid that divides the spacing
+  (:func:`lower_grid_spacing`), and an atom within 4 ulps below a grid
+  point is placed on it (covered by the lower query's shift), so no atom is rounded down
+  a whole step.
 
 Tails: for Gaussian segments the inner variable is cut at points beyond which the
 :math:`P`-mass is at most ``tail`` on each side. Upper: the high-loss tail becomes an
@@ -81,7 +86,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -89,15 +94,17 @@ from numpy.polynomial.legendre import leggauss
 from ..._numerics.arrays import sorted_unique
 from ..._numerics.lazy import lazy_function
 from ..._numerics.logspace import LOG_SQRT_2PI
-from ...mechanisms import Mechanism
-from ...representations import DominatingPair, SubsampledPair, dominating_pair
+from ..._numerics.rounding import MACHINE_EPSILON
+from ...errors import MethodNotApplicableError
+from ...mechanisms import Mechanism, describe
+from ...representations import DominatingPair, SubsampledPair, dominating_pair, lower_pair
 from ...representations.pairs import ArrayFn
 
 log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
 
 __all__ = ["LossModel", "loss_model", "discretize", "grid_index_up", "MASS_SAFETY",
-           "pair_epsilon", "has_lower_model"]
+           "pair_epsilon", "has_lower_model", "lower_model_is_own", "lower_grid_spacing"]
 
 #: relative safety factor applied to every discretized mass (see module docstring)
 MASS_SAFETY = 1e-10
@@ -153,8 +160,49 @@ def pair_epsilon(m: Mechanism) -> float | None:
 
 
 def has_lower_model(m: Mechanism) -> bool:
-    """Whether the pair used for ``m`` is attained (so its discretized lower bound is one)."""
-    return bool(dominating_pair(m).attained)
+    """Whether ``m`` has a pair for lower bounds: its own if attained, else a thinning of it.
+
+    (:func:`~dpcompose.representations.lower_pair`; the discretized lower bound of either is one.)
+    """
+    return lower_pair(dominating_pair(m)) is not None
+
+
+def lower_model_is_own(m: Mechanism) -> bool:
+    """Whether the lower model of ``m`` reads a pair other than the upper model's (a thinning).
+
+    Callers that cache loss models key the lower one apart exactly then (otherwise both
+    kinds share one model and its quadrature).
+    """
+    pair = dominating_pair(m)
+    return lower_pair(pair) is not pair
+
+
+def lower_grid_spacing(mechanisms: Iterable[Mechanism], h: float) -> float:
+    """The lower grids' spacing: ``a / ceil(a / h)`` when every mechanism's lower pair is a
+    thinning on one loss lattice ``a Z`` (its ``grid_anchor``; the discrete Gaussian) or has
+    no atoms (the Gaussian), else ``h``.
+
+    On that grid every atom of the thinnings sits on a grid point (to a few ulps, which the
+    lower placement absorbs), so the lower discretization loses no first-order mass
+    (rounding each atom down to the grid would shift every loss by up to ``h``). Only a
+    spacing in ``[h/2, h]`` is taken (at most twice the points; a caller whose grid does not
+    fit falls back to ``h``); any spacing gives a valid lower bound.
+    """
+    anchors = set()
+    for m in mechanisms:
+        pair = dominating_pair(m)
+        thin = lower_pair(pair)
+        if isinstance(thin, DominatingPair) and not thin.atoms:
+            continue  # a continuous pair (the Gaussian's): second order on any grid
+        if thin is pair or not isinstance(thin, DominatingPair) or thin.grid_anchor is None:
+            return h
+        anchors.add(thin.grid_anchor)
+    if len(anchors) != 1:
+        return h
+    a = anchors.pop()
+    if not (math.isfinite(a) and a >= 0.5 * h):
+        return h
+    return a / math.ceil(a / h)
 
 
 # ---------------------------------------------------------------------------
@@ -182,14 +230,24 @@ def _t_inverse(u: np.ndarray, q: float, logq: float) -> np.ndarray:
 
 
 def loss_model(m: Mechanism, direction: str, *, tail: float,
-               eps_override: float | None = None) -> LossModel:
+               eps_override: float | None = None, lower: bool = False) -> LossModel:
     """The privacy loss law of ``m`` in ``direction`` ("remove" or "add").
 
     ``tail`` is the P-mass that may be cut from each end of a Gaussian segment;
     ``eps_override`` asks the family for its pair at that smaller epsilon (used for the
     lower model with epsilon rounded down to the grid; a post-processing, so dominated).
+    ``lower`` reads the pair for lower bounds (:func:`~dpcompose.representations.lower_pair`:
+    the pair itself if attained, else its thinning, whose loss law is a sub-measure of the
+    true one; it has no atom at infinite loss).
     """
     pair = dominating_pair(m, epsilon=eps_override)
+    if lower:
+        found = lower_pair(pair)
+        if found is None:
+            raise MethodNotApplicableError(
+                f"no lower model for {describe(m)}: its pair only bounds it and has no thinning "
+                f"(lower bounds are not claimed for it).")
+        pair = found
     if isinstance(pair, SubsampledPair):
         q, inner = pair.rate, pair.inner
     else:
@@ -452,10 +510,13 @@ def _bin_sums(model: LossModel, h: float, kind: str):
             ai = np.array([grid_index_up(x, h) for x in al], dtype=np.int64)
             on = np.array([on_grid(float(x), int(i), h) for x, i in zip(al, ai)], dtype=bool)
         else:
-            # lower bound: placement in double arithmetic; the sub-ulp displacement is
-            # covered by the lower query's shift (GridPLD.slack, Curve._shift)
+            # lower bound: placement in double arithmetic; an atom within 4 ulps below its
+            # grid point is put on it (a lattice thinning on an aligned grid, e.g. the
+            # discrete Gaussian's, would otherwise be rounded down a whole step): raising a
+            # loss by at most 4 ulps of itself is covered, with the losses' own rounding, by
+            # the lower query's shift (16 ulps per copy: GridPLD.slack, Curve._shift)
             ai = np.array([_grid_index_up_float(x, h) for x in al], dtype=np.int64)
-            on = ai.astype(float) * h == al
+            on = np.abs(ai.astype(float) * h - al) <= 4.0 * MACHINE_EPSILON * np.abs(al)
         lb = ai.astype(float) * h
         g_idx.extend(int(i) for i in ai[on])
         g_mass.extend(float(x) for x in am[on])
