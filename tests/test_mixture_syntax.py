@@ -220,3 +220,24 @@ def test_calibrated_composition_is_certified_and_less_noise_fails_certainly():
     assert r.compose().epsilon(1e-5) <= 1.0
     less = dpc.compose([(MOG(r.parameter * (1 - 1e-3), (0.0, 1.0), (0.9, 0.1)), 10)], method="pld")
     assert less.epsilon_lower(1e-5) > 1.0
+
+
+def test_calibrate_by_name_asks_for_the_lists_and_the_cli_template_fills_sigma():
+    with pytest.raises(InvalidParameterError) as info:
+        dpc.calibrate("mog", epsilon=1.0, delta=1e-5)
+    assert "sensitivities, probabilities" in str(info.value) and "lambda sigma" in str(info.value)
+    res = runner.invoke(app, ["calibrate", "mog(sensitivities=[0, 1], probabilities=[0.9, 0.1])",
+                              "-e", "1", "-d", "1e-5", "--method", "simple", "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["parameter"] == "sigma"
+    with mp.workdps(30):
+        assert _exact_delta(out["value"], 1.0) <= mp.mpf("1e-5")
+        assert _exact_delta(out["value"] * (1 - 1e-3), 1.0) > mp.mpf("1e-5")
+
+
+def test_calibrate_by_name_refuses_families_with_other_required_parameters():
+    # a family needing more than its noise (tree aggregation's steps) used to raise a TypeError
+    with pytest.raises(InvalidParameterError) as info:
+        dpc.calibrate("tree_aggregation", epsilon=1.0, delta=1e-5)
+    assert "steps" in str(info.value) and "TreeAggregation(noise_multiplier, steps=...)" in str(info.value)
