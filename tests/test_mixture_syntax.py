@@ -241,3 +241,14 @@ def test_calibrate_by_name_refuses_families_with_other_required_parameters():
     with pytest.raises(InvalidParameterError) as info:
         dpc.calibrate("tree_aggregation", epsilon=1.0, delta=1e-5)
     assert "steps" in str(info.value) and "TreeAggregation(noise_multiplier, steps=...)" in str(info.value)
+
+
+def test_plan_report_matches_the_library(tmp_path):
+    path = tmp_path / "mog.toml"
+    path.write_text('methods = ["pld"]\n' + _plan(
+        '{ type = "mixture_of_gaussians", sigma = 1, sensitivities = [0, 1], probabilities = [0.9, 0.1] }'))
+    res = runner.invoke(app, ["report", str(path), "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    row, = json.loads(res.output)["rows"]
+    g = dpc.compose([(MOG(1.0, (0.0, 1.0), (0.9, 0.1)), 3)], method="pld")
+    assert (row["epsilon_upper"], row["epsilon_lower"]) == (g.epsilon(1e-5), g.epsilon_lower(1e-5))
