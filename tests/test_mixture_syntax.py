@@ -107,6 +107,13 @@ def test_a_bad_element_names_parameter_index_value_range_and_remedy(name, data):
     assert info.value.field == name
     assert f"mixture_of_gaussians.{name}[{i}] = {bad!r}" in msg
     assert param.valid_range in msg and "e.g." in msg
+    # the same list in a plan table (a TOML array): the file, the field and the index are named
+    table = f'{{ type = "mixture_of_gaussians", sigma = 1, sensitivities = {lists["sensitivities"]}, ' \
+            f'probabilities = {lists["probabilities"]} }}'
+    with pytest.raises(PlanError) as plan_info:
+        parse_plan(_plan(table), source="bad.toml")
+    assert "'bad.toml'" in str(plan_info.value)
+    assert f"invocations[0].mechanism.{name}[{i}]" in str(plan_info.value) and param.remedy in str(plan_info.value)
 
 
 @given(n=st.integers(1, 5), m=st.integers(1, 5))
