@@ -22,7 +22,7 @@ from ..errors import (
     UnsupportedMechanismError,
 )
 from ..mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Scheme, Subsampled, describe
-from ..representations import MechanismSyntax, all_syntax, pure_epsilon
+from ..representations import MechanismSyntax, all_syntax, pure_epsilon, syntax_named
 from .search import _detect_direction, _returns_list, _search_integer, _search_real
 
 
@@ -110,7 +110,8 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
     families = _families()
     syn: MechanismSyntax | None
     if isinstance(family, str):
-        key = family.lower()
+        named = syntax_named(family)  # the name or an alias (case ignored)
+        key = named.name if named is not None else family.lower()
         if key not in families:
             raise InvalidParameterError(
                 f"family = {family!r} is not one of {sorted(families)}; or pass a callable "
@@ -118,12 +119,26 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
             )
         syn = families[key]
         cls = syn.cls
-        s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
+        pname = syn.noise or "parameter"
+        others = [n for n in syn.required if n != pname]
+        if others:  # e.g. a mixture's offsets and probabilities: the name alone does not say them
+            free = ", ".join(f"{n}=..." for n in others)
+            raise InvalidParameterError(
+                f"family = {family!r} needs {', '.join(others)} besides its {pname}, which calibrate() "
+                f"takes by name only; pass a factory instead, e.g. lambda {pname}: "
+                f"dpc.{cls.__name__}({pname}, {free}), or calibrate a template on the command line: "
+                f"dpcompose calibrate \"{syn.name}({free}) x COUNT\".")
+        fixed: dict[str, float] = {}
+        if "sensitivity" in syn.params:
+            fixed["sensitivity"] = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
+        elif sensitivity is not None:
+            raise InvalidParameterError(
+                f"sensitivity = {sensitivity!r}: family {family!r} has no sensitivity parameter; leave it "
+                f"out, or pass a factory.")
 
         def base(p: float) -> Mechanism:
-            return cls(p, sensitivity=s)  # the noise parameter first, then the sensitivity
+            return cls(**{pname: p}, **fixed)  # the noise parameter, and the sensitivity where it has one
 
-        pname = syn.noise or "parameter"
     elif callable(family):
         if sensitivity is not None:
             raise InvalidParameterError(
@@ -201,7 +216,11 @@ def calibrate(
 
     Args:
         family: ``"gaussian"`` (``Gaussian(sigma, sensitivity)``), ``"laplace"``
-            (``Laplace(scale, sensitivity)``), a callable ``p -> Mechanism`` whose
+            (``Laplace(scale, sensitivity)``), or the name or alias of any registered family
+            with a noise parameter and no other required parameter (one that needs more,
+            e.g. ``"mixture_of_gaussians"``'s offsets and probabilities, is refused naming
+            them: pass a factory such as ``lambda s: dpc.MixtureOfGaussians(s, (0, 1),
+            (0.99, 0.01))``), a callable ``p -> Mechanism`` whose
             privacy improves as ``p`` grows (e.g. ``dpc.Gaussian`` or
             ``lambda b: dpc.Laplace(b, sensitivity=2.0)``), or a factory ``x -> list`` of mechanisms
             and ``(mechanism, count)`` pairs.

@@ -188,16 +188,19 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
     :func:`~dpcompose.calibration.calibrate`; several terms: its factory form)."""
     from ..calibration import calibrate as lib_calibrate
     from ..errors import InvalidParameterError
-    from .expressions import format_expression, parse
+    from .expressions import MECHANISM_SYNTAX, format_expression, parse
 
     terms = parse(text)
     free = [(i, t) for i, t in enumerate(terms) if t.missing]
-    if len(free) != 1 or free[0][1].kind not in ("laplace", "gaussian") or len(free[0][1].missing) != 1:
+    if len(free) != 1 or free[0][1].missing != (MECHANISM_SYNTAX[free[0][1].kind].noise,):
+        noisy = ", ".join(f"{s.name} ({s.noise})" for s in MECHANISM_SYNTAX.values() if s.noise)
         raise InvalidParameterError(
-            f"calibrate needs exactly one laplace or gaussian term without its noise parameter, e.g. "
-            f"\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"; got {text!r}.")
+            f"calibrate needs exactly one term without its noise parameter (and nothing else missing), e.g. "
+            f"\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"; the families with a noise "
+            f"parameter: {noisy}; got {text!r}.")
     idx, term = free[0]
     param = term.missing[0]
+    by_name = MECHANISM_SYNTAX[term.kind].required == (param,)  # calibrate(name) builds it from the noise alone
 
     def filled(value: float) -> list[Any]:
         out = list(terms)
@@ -205,7 +208,7 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
         return out
 
     search = _search_range(low, high, False)
-    if len(terms) == 1 and term.group is None:  # a group: the factory form builds the Group
+    if len(terms) == 1 and term.group is None and by_name:  # a group: the factory form builds the Group
         kw: dict[str, Any] = {}
         if term.sampling is not None:
             kw["scheme"], kw["rate"] = term.sampling

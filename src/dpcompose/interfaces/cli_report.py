@@ -188,8 +188,7 @@ def mechanisms() -> None:
     for col in ("expression", "class", "profile", "pair (pld)", "renyi (rdp)", "(eps, delta)"):
         t.add_column(col)
     for syn in all_syntax():
-        params = ", ".join(p.name if p.default is None else f"{p.name}={p.default:g}" for p in syn.parameters)
-        t.add_row(escape(f"{syn.name}({params})"), syn.cls.__name__,
+        t.add_row(escape(syn.signature()), syn.cls.__name__,
                   *("✓" if rule.has(syn.cls) else "—" for _, rule in rules))
     from ..mechanisms import Group
     from .expressions import GROUP_NAME

@@ -17,7 +17,7 @@ from typing import cast
 
 from .._arith import FUNCTIONS, RESERVED, ArithError, BinOp, Call, Expr, Neg, Num, Var
 from .._validation import did_you_mean, lost_in_conversion
-from ..representations import all_syntax, syntax_named
+from ..representations import MechanismSyntax, all_syntax, syntax_named
 from .expressions import (
     _SAMPLERS,
     GROUP_NAME,
@@ -25,6 +25,7 @@ from .expressions import (
     Expression,
     ExpressionError,
     Term,
+    Value,
     _num,
     _whole,
 )
@@ -40,7 +41,7 @@ _TOKEN_RE = re.compile(
   | (?P<times>(?<![A-Za-z0-9_.])[xX](?![A-Za-z0-9_(=])|\*|×)
   | (?P<number>(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<sym>[(),=+@/-])
+  | (?P<sym>[(),=+@/\[\]-])
     """,
     re.VERBOSE,
 )
@@ -215,7 +216,7 @@ class _Parser:
                 seen_count = True
         return Term(key, params, count, sampling, size)
 
-    def group(self) -> tuple[str, tuple[tuple[str, float | Expr], ...], tuple[str, float | Expr] | None, int]:
+    def group(self) -> tuple[str, tuple[tuple[str, Value], ...], tuple[str, float | Expr] | None, int]:
         """``group(mechanism [@ sampler], size=g)``: the inner mechanism, its sampler and the size (>= 1)."""
         self.i += 1
         self.expect("sym", "(", "'(' and a mechanism, as in group(laplace(scale=10), size=3)")
@@ -250,7 +251,7 @@ class _Parser:
         self.expect("sym", ")", "')' after the group size")
         return key, params, sampling, int(value)
 
-    def call(self) -> tuple[str, tuple[tuple[str, float | Expr], ...]]:
+    def call(self) -> tuple[str, tuple[tuple[str, Value], ...]]:
         """``NAME [ "(" arguments ")" ]``: the mechanism's name and its parameters in canonical order."""
         name_tok = self.tok
         if name_tok.kind != "name":
@@ -265,7 +266,7 @@ class _Parser:
                 text=self.text, position=name_tok.pos, expected="a mechanism name")
         self.i += 1
         kind = MECHANISM_SYNTAX[key]
-        params: dict[str, float | Expr] = {}
+        params: dict[str, Value] = {}
         if self.accept("sym", "("):
             positional = 0
             if not self.accept("sym", ")"):
@@ -291,11 +292,34 @@ class _Parser:
                             f"cannot parse mechanism expression at position {ptok.pos}: "
                             f"parameter {pname!r} given twice", text=self.text, position=ptok.pos,
                             expected="each parameter once", field=pname)
-                    params[pname] = self.number(f"a number for {pname} (such as 20, 0.1 or 1e-6)")
+                    params[pname] = self.value(kind, pname)
                     if self.accept("sym", ")"):
                         break
                     self.expect("sym", ",", "',' or ')'")
         return key, tuple((p, params[p]) for p in kind.params if p in params)
+
+    def value(self, kind: MechanismSyntax, pname: str) -> Value:
+        """One argument's value: a number, or ``[NUMBER, ...]`` for a list-valued parameter."""
+        if not kind.parameter(pname).sequence:
+            if self.tok.kind == "sym" and self.tok.text == "[":
+                raise self.fail(f"a number for {pname} ({kind.name}() takes one number there, not a "
+                                f"list; such as 20, 0.1 or 1e-6)")
+            return self.number(f"a number for {pname} (such as 20, 0.1 or 1e-6)")
+        example = f"{pname}=[0, 1]"
+        self.expect("sym", "[", f"'[' and a list of numbers for {pname} ({kind.name}() takes a list "
+                                f"there, such as {example})")
+        items: list[float | Expr] = []
+        while True:
+            if self.tok.kind == "sym" and self.tok.text == "]":
+                if not items:
+                    raise self.fail(f"a number in the list {pname} (a list holds at least one number, "
+                                    f"such as {example})")
+                self.i += 1
+                return tuple(items)
+            items.append(self.number(f"a number in the list {pname} (such as {example})"))
+            if not self.accept("sym", ","):
+                self.expect("sym", "]", f"',' or ']' closing the list {pname}")
+                return tuple(items)
 
     def count(self) -> int | Expr:
         t = self.tok

@@ -12,8 +12,10 @@ Grammar (whitespace is ignored between tokens)::
     term       := ( mechanism | group ) [ "@" sampler ] [ times count ] [ "@" sampler ]
     group      := "group" "(" mechanism "," [ "size" "=" ] NUMBER ")"
     mechanism  := NAME [ "(" [ argument ( "," argument )* ] ")" ]
-    argument   := [ NAME "=" ] NUMBER          (positional arguments fill the
+    argument   := [ NAME "=" ] value           (positional arguments fill the
                                                 parameters in the order listed below)
+    value      := NUMBER | "[" NUMBER ( "," NUMBER )* [ "," ] "]"   (a list: the
+                                                parameters that take a tuple of numbers)
     sampler    := ( "poisson" | "without_replacement" | "poisson_substitution" ) "(" [ "rate" "=" ] NUMBER ")"
     times      := "x" | "*" | "×"
     count      := a whole number (1000, 10_000 or 1e6)
@@ -25,6 +27,12 @@ them, and ``docs/plans.md`` lists them), e.g.::
     laplace(scale, sensitivity=1)      gaussian(sigma, sensitivity=1)
     pure(epsilon)                      approx(epsilon, delta)
     rr(epsilon)                        exponential(epsilon)
+    mixture_of_gaussians(sigma, sensitivities=[...], probabilities=[...])   (also mog)
+
+A list-valued parameter is written in brackets, ``mog(sigma=1, sensitivities=[0, 1],
+probabilities=[0.99, 0.01]) x 1000``; its elements are checked one by one (the error names
+the parameter, the index, the value and the valid range), and lists tied together (one
+probability per offset) must have equal lengths.
 
 Numbers may be written ``20``, ``0.1``, ``1e-6`` or ``inf`` (where the parameter
 allows it). ``group(laplace(scale=10), size=3) x 50`` is the mechanism seen by a person
@@ -53,7 +61,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, cast
+from typing import Any, Iterable, Union, cast
 
 from .._arith import ArithError, Expr
 from ..errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
@@ -78,6 +86,10 @@ __all__ = [
     "syntax_table",
 ]
 
+
+#: a parameter's value in a term: a number, an arithmetic expression of free parameters, or
+#: (a list-valued parameter) a tuple of them
+Value = Union[float, Expr, tuple[Union[float, Expr], ...]]
 
 #: expression name -> syntax, derived from the mechanism families
 #: (:mod:`dpcompose.representations.syntax`; aliases resolve through ``syntax_named``); a
@@ -124,14 +136,15 @@ class ExpressionError(InvalidParameterError):
 class Term:
     """One term of an expression: a mechanism (possibly a template), a count and a sampler.
 
-    ``params`` holds the parameters given, as ``(name, value)`` pairs in canonical order.
+    ``params`` holds the parameters given, as ``(name, value)`` pairs in canonical order
+    (a list-valued parameter's value is a tuple).
     ``group`` is the group size g of ``group(mechanism, size=g)`` (None: no group).
     A value (or the count, or the sampling rate) is an :class:`~dpcompose._arith.Expr`
     while it depends on a free parameter; :meth:`bind` gives it a value.
     """
 
     kind: str
-    params: tuple[tuple[str, float | Expr], ...] = ()
+    params: tuple[tuple[str, Value], ...] = ()
     count: int | Expr = 1
     sampling: tuple[str, float | Expr] | None = None
     group: int | None = None
@@ -140,7 +153,7 @@ class Term:
     def variables(self) -> frozenset[str]:
         """The free parameters this term depends on."""
         out: set[str] = set()
-        for v in [v for _, v in self.params] + [self.count] + ([self.sampling[1]] if self.sampling else []):
+        for v in _flat([v for _, v in self.params] + [self.count] + ([self.sampling[1]] if self.sampling else [])):
             if isinstance(v, Expr):
                 out |= v.variables
         return frozenset(out)
@@ -160,7 +173,8 @@ class Term:
             except ArithError as exc:
                 raise ExpressionError(f"{name} = {v}: {exc}", field=name) from None
 
-        params = tuple((n, val(v, n)) for n, v in self.params)
+        params = tuple((n, tuple(val(x, f"{n}[{i}]") for i, x in enumerate(v)) if isinstance(v, tuple)
+                        else val(v, n)) for n, v in self.params)
         count = val(self.count, "count")
         if not isinstance(count, (int, Expr)):
             count = _whole(count, str(self.count), "", None)
@@ -173,10 +187,10 @@ class Term:
         given = {n for n, _ in self.params}
         return tuple(p for p in MECHANISM_SYNTAX[self.kind].required if p not in given)
 
-    def with_params(self, **values: float) -> "Term":
-        """A copy with parameters set (used to fill in a template)."""
+    def with_params(self, **values: Any) -> "Term":
+        """A copy with parameters set (used to fill in a template; a list-valued one takes a sequence)."""
         d = dict(self.params)
-        d.update({k: float(v) for k, v in values.items()})
+        d.update({k: _value(v) for k, v in values.items()})
         order = MECHANISM_SYNTAX[self.kind].params
         return Term(self.kind, tuple((p, d[p]) for p in order if p in d), self.count, self.sampling, self.group)
 
@@ -185,7 +199,8 @@ class Term:
         kind = MECHANISM_SYNTAX[self.kind]
         free = sorted(self.variables)
         if free:
-            fld: str | None = next((n for n, v in self.params if isinstance(v, Expr)), "rate")
+            fld: str | None = next((n for n, v in self.params if any(isinstance(x, Expr) for x in _flat([v]))),
+                                   "rate")
             raise ExpressionError(
                 f"{format_term(self)} has the free parameter(s) {', '.join(free)} without a value; "
                 f"give a value (plan files: [parameters] {free[0]} = ...) or solve for it with "
@@ -193,11 +208,11 @@ class Term:
         if self.missing:
             raise ExpressionError(
                 f"{self.kind}(...) is missing the parameter(s) {', '.join(self.missing)}; "
-                f"write e.g. {format_term(self.with_params(**{p: 1.0 for p in self.missing}))}",
+                f"write e.g. {format_term(self.with_params(**{p: _example(kind, p) for p in self.missing}))}",
                 field=self.missing[0], expected=", ".join(self.missing))
         d = dict(self.params)
         try:
-            m = kind.cls(**d)
+            m = kind.cls(**kind.check(d))  # list-valued parameters checked element-wise first
             if self.sampling is not None:  # with a group: the per-record sampler inside it
                 scheme, rate = self.sampling
                 try:
@@ -221,6 +236,25 @@ class Term:
 
 
 Expression = tuple[Term, ...]
+
+
+def _flat(values: Iterable[Value | int]) -> list[float | Expr | int]:
+    """The values with each list-valued one spread out into its elements."""
+    return [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
+
+
+def _value(v: Any) -> Value:
+    """A parameter value as terms hold it: a float, an Expr, or a tuple of them (a list)."""
+    if isinstance(v, Expr):
+        return v
+    if isinstance(v, (list, tuple)):
+        return tuple(x if isinstance(x, Expr) else float(x) for x in v)
+    return float(v)
+
+
+def _example(kind: MechanismSyntax, name: str) -> Value:
+    """A placeholder value for a missing parameter in an error's example (``[1]`` for a list)."""
+    return (1.0,) if kind.parameter(name).sequence else 1.0
 
 
 def _field_from_message(msg: str, params: tuple[str, ...]) -> str | None:
@@ -302,7 +336,9 @@ def parse_mechanisms(text: str) -> list[tuple[Mechanism, int]]:
     return to_mechanisms(text)
 
 
-def _num(x: float | Expr) -> str:
+def _num(x: Value) -> str:
+    if isinstance(x, tuple):
+        return "[" + ", ".join(_num(v) for v in x) + "]"
     if isinstance(x, Expr):
         return str(x)
     if math.isinf(x):
@@ -350,7 +386,7 @@ def term_of(mechanism: Mechanism, count: int = 1) -> Term:
             sampling = (mechanism.scheme, float(mechanism.rate))
             mechanism = mechanism.mechanism
     kind = syntax_of(type(mechanism))  # NoRuleError (an UnsupportedMechanismError) if none
-    params = tuple((p, float(getattr(mechanism, p))) for p in kind.params)
+    params = tuple((p, _value(getattr(mechanism, p))) for p in kind.params)
     return Term(kind.name, params, count, sampling, size)
 
 
@@ -363,8 +399,7 @@ def syntax_table() -> str:
     """The registered mechanisms as text: ``name(parameters)``, aliases and class, one per line."""
     lines = []
     for syn in all_syntax():
-        params = ", ".join(p.name if p.default is None else f"{p.name}={p.default:g}" for p in syn.parameters)
         alias = f" (also {', '.join(syn.aliases)})" if syn.aliases else ""
-        lines.append(f"{syn.name}({params}){alias}: {syn.cls.__name__}")
+        lines.append(f"{syn.signature()}{alias}: {syn.cls.__name__}")
     lines.append(f"{GROUP_NAME}(mechanism, size): Group")
     return "\n".join(lines)

@@ -12,6 +12,11 @@ from .base import Mechanism
 
 #: how far the given probabilities may sum from 1 (they are then divided by their sum)
 PROBABILITY_SUM_TOLERANCE = 1e-9
+#: a sum of probabilities this many ulps of 1 (or closer) is kept as given: dividing by it would
+#: not be idempotent (the quotients sum to 1 only within an ulp), so ``format_mechanism(m)`` would
+#: not parse back to ``m``; the weights then differ from a distribution by a few ulps, as any
+#: normalized doubles do, inside the 64-ulp margins of :mod:`dpcompose.representations.mixture`
+UNIT_SUM_ULPS = 4
 #: the smallest positive offset c_i / sigma supported
 MIN_OFFSET = 1e-8
 
@@ -48,7 +53,8 @@ class MixtureOfGaussians(Mechanism):
             positive one at least :data:`MIN_OFFSET` times sigma.
         probabilities: :math:`p_i \ge 0` summing to 1 (within
             :data:`PROBABILITY_SUM_TOLERANCE`; they are then divided by their sum, so the
-            mechanism described is always a distribution). Components of probability 0
+            mechanism described is always a distribution, unless the sum is already 1 within
+            :data:`UNIT_SUM_ULPS` ulps, which keeps the normalization idempotent). Components of probability 0
             are dropped; equal offsets are kept apart (their pair is the same).
 
     Guarantee:
@@ -96,6 +102,8 @@ class MixtureOfGaussians(Mechanism):
                 f"MixtureOfGaussians.probabilities sum to {total!r}, not 1 (tolerance "
                 f"{PROBABILITY_SUM_TOLERANCE:g}); give a distribution over the sensitivities, e.g. "
                 f"(1 - q, q) for the subsampled Gaussian.")
+        if abs(total - 1.0) <= UNIT_SUM_ULPS * 2.0**-52:
+            total = 1.0  # 1 up to rounding: kept as given, so normalizing is idempotent (see UNIT_SUM_ULPS)
         kept = [(c, p / total) for c, p in zip(cs, ps) if p > 0.0]
         if not any(c > 0.0 for c, _ in kept):
             raise InvalidParameterError(

@@ -25,8 +25,12 @@ composed (``asymmetric_pair``), as for Poisson subsampling.
 - **Renyi curve**: an upper bound on both orientations at every order by piecewise
   chord (remove, convex exponent) and tangent (add, concave exponent) bounds integrated in
   closed form against the Gaussian (:func:`rdp_mixture`), not exact;
-- no (epsilon, delta) pair, no pure epsilon, no syntax (the expression language has no
-  list-valued parameters).
+- **syntax**: ``mixture_of_gaussians(sigma, sensitivities=[...], probabilities=[...])``
+  (also ``mog``) in expressions, ``type = "mixture_of_gaussians"`` in plan tables, with
+  list-valued parameters checked element-wise; calibrated in ``sigma`` (more noise is more
+  private: adding independent :math:`N(0, \tau^2)` to the output is post-processing and
+  gives the same mixture at :math:`\sqrt{\sigma^2 + \tau^2}`);
+- no (epsilon, delta) pair, no pure epsilon.
 
 Floating point: :math:`\mu_i = c_i/\sigma` is rounded to nearest; the change of the loss
 it causes (at most :math:`|z|\mu_i` times an ulp) is inside the 64-ulp margins below,
@@ -46,6 +50,7 @@ from .._numerics.rounding import MACHINE_EPSILON, SMALLEST_DELTA
 from ..mechanisms import MixtureOfGaussians
 from .pairs import DominatingPair, PairSegment
 from .renyi import _orders_arg, _round_up_curve
+from .syntax import MechanismSyntax, Parameter, register_syntax
 from .rules import (
     DominanceKey,
     dominance_key,
@@ -438,3 +443,20 @@ def _(m: MixtureOfGaussians, orders: Any = None) -> np.ndarray:
 def _(m: MixtureOfGaussians) -> DominanceKey:
     # only equal mixtures compare (no order between different mixtures is proven here)
     return DominanceKey(f"mixture_of_gaussians:{m.sigma!r}:{m.sensitivities!r}:{m.probabilities!r}", ())
+
+
+# the noise parameter sigma: a larger sigma is the output plus independent Gaussian noise
+# (post-processing), so it is more private; no initial guess (the offsets are not passed to it)
+register_syntax(MechanismSyntax(
+    "mixture_of_gaussians", MixtureOfGaussians,
+    (Parameter("sigma", "noise standard deviation > 0",
+               "the noise standard deviation must be a finite number > 0, e.g. sigma = 1", gt=0),
+     Parameter("sensitivities", "the offsets c_i >= 0 (L2 norms), at least one positive",
+               "give the offsets as a list of numbers >= 0, e.g. sensitivities = [0, 1]",
+               ge=0, sequence=True),
+     Parameter("probabilities", "the probability p_i of each offset, in [0, 1], summing to 1",
+               "give one probability in [0, 1] per offset, summing to 1, e.g. probabilities = [0.99, 0.01]",
+               ge=0, le=1, sequence=True, same_length_as="sensitivities")),
+    "A Gaussian of standard deviation sigma whose offset is c_i with probability p_i (the MoG mechanism "
+    "of amplified matrix mechanisms; (0, 1), (1 - q, q) is the Poisson-subsampled Gaussian).",
+    "MixtureOfGaussiansSpec", aliases=("mog", "mixtureofgaussians"), noise="sigma"))

@@ -8,16 +8,24 @@ more private) and an initial guess for it. :mod:`dpcompose.expressions`,
 :mod:`dpcompose.plan` and :mod:`dpcompose.calibration` derive their tables from
 :func:`all_syntax`; a family that registers no syntax has none (``term_of`` refuses it
 with :class:`~dpcompose.errors.NoRuleError`).
+
+A parameter is a number, or (``sequence=True``) a tuple of numbers such as a mixture's
+offsets, written ``[0, 1]`` in expressions and as a TOML array in plan files; its bounds
+hold for each element, and :meth:`MechanismSyntax.check` checks the elements (naming the
+parameter, the index, the value, the valid range and the remedy) and that the parameters
+tied by ``same_length_as`` have equal lengths.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
+import numbers
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-from ..errors import NoRuleError
+from ..errors import InvalidParameterError, NoRuleError
 from .rules import _FAMILIES, family_order, load_all_families, load_family_of
 
 __all__ = ["Parameter", "MechanismSyntax", "register_syntax", "syntax_of", "syntax_named", "all_syntax",
@@ -36,8 +44,12 @@ class Parameter:
         description: short text for plan schemas, e.g. ``"noise scale b > 0"``.
         remedy: what a plan error says to do, e.g. ``"... e.g. scale = 20"``.
         default: the default value, or ``None`` when the parameter is required.
-        gt, ge, lt: the plan file's bounds (finite numbers only; the mechanism class
-            validates again, with its own message).
+        gt, ge, lt, le: the plan file's bounds (finite numbers only; the mechanism class
+            validates again, with its own message). For a sequence they bound each element.
+        sequence: the value is a non-empty tuple of finite numbers (``[0, 1]`` in
+            expressions, an array in plan files) rather than one number.
+        same_length_as: for a sequence, the sequence parameter it must match in length
+            (e.g. one probability per offset).
     """
 
     name: str
@@ -47,6 +59,51 @@ class Parameter:
     gt: float | None = None
     ge: float | None = None
     lt: float | None = None
+    le: float | None = None
+    sequence: bool = False
+    same_length_as: str | None = None
+
+    @property
+    def valid_range(self) -> str:
+        """The bounds as text: ``"> 0"``, ``">= 0"``, ``"in [0, 1]"`` (``""`` when unbounded)."""
+        low = (f"({self.gt:g}" if self.gt is not None else f"[{self.ge:g}" if self.ge is not None else None)
+        high = (f"{self.lt:g})" if self.lt is not None else f"{self.le:g}]" if self.le is not None else None)
+        if low is not None and high is not None:
+            return f"in {low}, {high}"
+        if low is not None:
+            return f"{'>' if low[0] == '(' else '>='} {low[1:]}"
+        if high is not None:
+            return f"{'<' if high[-1] == ')' else '<='} {high[:-1]}"
+        return ""
+
+    def check_elements(self, owner: str, value: Any) -> tuple[float, ...]:
+        """A sequence parameter's value as a tuple of floats, each checked against the bounds.
+
+        Raises:
+            InvalidParameterError: not a non-empty sequence of numbers, or an element that is
+                not a finite real number in range; the message names ``owner.name[i]``, the
+                value, the valid range and the remedy.
+        """
+        where = f"{owner}.{self.name}"
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise InvalidParameterError(
+                f"{where} = {value!r} must be a list of numbers ({self.description}); {self.remedy}.")
+        items = tuple(value)
+        if not items:
+            raise InvalidParameterError(
+                f"{where} is empty; give at least one number ({self.description}); {self.remedy}.")
+        out = []
+        for i, v in enumerate(items):
+            ok = not isinstance(v, bool) and isinstance(v, numbers.Real) and math.isfinite(v)
+            x = float(v) if ok else math.nan
+            if not (ok and (self.gt is None or x > self.gt) and (self.ge is None or x >= self.ge)
+                    and (self.lt is None or x < self.lt) and (self.le is None or x <= self.le)):
+                within = f" {self.valid_range}" if self.valid_range else ""
+                raise InvalidParameterError(
+                    f"{where}[{i}] = {v!r} is not a finite number{within} ({self.description}); "
+                    f"{self.remedy}.")
+            out.append(x)
+        return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -84,6 +141,47 @@ class MechanismSyntax:
     def required(self) -> tuple[str, ...]:
         """Names of the parameters without a default."""
         return tuple(p.name for p in self.parameters if p.default is None)
+
+    def parameter(self, name: str) -> Parameter:
+        """The parameter called ``name`` (KeyError if there is none)."""
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def check(self, values: dict[str, Any]) -> dict[str, Any]:
+        """``values`` with each sequence parameter checked element-wise (a tuple of floats)
+        and the lengths tied by ``same_length_as`` compared; numbers are left to the class.
+
+        Raises:
+            InvalidParameterError: naming the parameter, the index, the value, the valid
+                range and the remedy (or both parameters and their lengths).
+        """
+        out = dict(values)
+        for p in self.parameters:
+            if p.sequence and p.name in out:
+                out[p.name] = p.check_elements(self.name, out[p.name])
+        for p in self.parameters:
+            other = p.same_length_as
+            if other is not None and p.name in out and other in out and len(out[p.name]) != len(out[other]):
+                raise InvalidParameterError(
+                    f"{self.name}.{p.name} has {_entries(len(out[p.name]))} but {other} has "
+                    f"{_entries(len(out[other]))}; give one entry of {p.name} per entry of {other} (equal lengths); "
+                    f"{p.remedy}.")
+        return out
+
+    def signature(self) -> str:
+        """``name(p1, p2=default, seq=[...])``: the parameters as the expression language takes them."""
+        def one(p: Parameter) -> str:
+            if p.sequence:
+                return f"{p.name}=[...]"
+            return p.name if p.default is None else f"{p.name}={p.default:g}"
+
+        return f"{self.name}({', '.join(one(p) for p in self.parameters)})"
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
 
 
 _BY_CLASS: dict[type, MechanismSyntax] = {}

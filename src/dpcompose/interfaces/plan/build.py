@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from ...errors import InvalidParameterError
 from ...mechanisms import Mechanism
 from ..expressions import MECHANISM_SYNTAX, ExpressionError, Term, format_term, parse, to_mechanisms
+from ..expressions import _value
 from ..expressions import bind as _bind
 from .problems import (
     _REMEDIES,
@@ -151,7 +152,7 @@ def _term_from_table(spec: Any) -> Term:
         return Term(inner.kind, inner.params, 1, inner.sampling, spec.size)
     params = {k: getattr(spec, k) for k in MECHANISM_SYNTAX[spec.type].params}
     sampling = (spec.sampling.scheme, spec.sampling.rate) if spec.sampling is not None else None
-    return Term(spec.type, tuple((k, float(v)) for k, v in params.items()), 1, sampling)
+    return Term(spec.type, tuple((k, _value(v)) for k, v in params.items()), 1, sampling)
 
 
 def plan_variables(spec: PlanSpec) -> tuple[frozenset[str], frozenset[str]]:

@@ -58,9 +58,14 @@ def _spec_model(syn: MechanismSyntax) -> type[_MechBase]:
     """The plan table model of one mechanism, from its registered syntax (``type = "name"``)."""
     fields: dict[str, Any] = {"type": (Literal[syn.name], ...)}  # type: ignore[valid-type]
     for p in syn.parameters:
-        bounds: dict[str, Any] = {k: v for k, v in (("gt", p.gt), ("ge", p.ge), ("lt", p.lt)) if v is not None}
+        bounds: dict[str, Any] = {k: v for k, v in (("gt", p.gt), ("ge", p.ge), ("lt", p.lt), ("le", p.le))
+                                  if v is not None}
         default = ... if p.default is None else p.default
-        fields[p.name] = (float, Field(default, allow_inf_nan=False, description=p.description, **bounds))
+        if p.sequence:  # an array of numbers, each within the bounds (lengths: checked by the build)
+            element = Annotated[float, Field(allow_inf_nan=False, **bounds)]
+            fields[p.name] = (list[element], Field(default, min_length=1, description=p.description))  # type: ignore[valid-type]
+        else:
+            fields[p.name] = (float, Field(default, allow_inf_nan=False, description=p.description, **bounds))
     return create_model(syn.spec_name, __base__=_MechBase, __doc__=syn.summary, __module__=__name__,
                         **fields)
 
