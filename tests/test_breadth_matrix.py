@@ -61,7 +61,7 @@ WORKS: dict[str, set[str]] = {
     "attack advantage": {"python", "cli", "hdp"} | DOCS,
     "Gaussian-DP mu bracket": {"python", "cli", "hdp"} | DOCS,
     "report plot of the band": {"python", "cli", "hdp"} | DOCS,
-    "calibration to a risk target": {"python", "calibration"} | DOCS,
+    "calibration to a risk target": {"python", "cli", "calibration"} | DOCS,
     "empirical audit comparison": {"python", "cli", "hdp"} | DOCS,
 }
 #: rows that compose or calibrate a pld pair on a fine lattice, or draw a plot (seconds each)
@@ -113,3 +113,100 @@ def test_the_audit_classifies_a_crash_and_a_refusal():
     assert AB._try(refuse).status == "refused"
     assert AB._try(lambda: float("nan")).status == "CRASH"
     assert AB._try(lambda: 1.5).status == "ok"
+
+
+# ---------------------------------------------------------------------------
+# gaps the audit found, fixed
+
+
+def _gaussian_delta(mu, eps):
+    """Exact delta(eps) of mu-GDP (Balle and Wang 2018, Thm 8), by mpmath at 50 digits."""
+    import mpmath as mp
+
+    with mp.workdps(50):
+        mu, eps = mp.mpf(mu), mp.mpf(eps)
+        return float(mp.ncdf(-eps / mu + mu / 2) - mp.e ** eps * mp.ncdf(-eps / mu - mu / 2))
+
+
+def test_calibrate_by_name_refuses_a_family_with_other_required_parameters():
+    """``calibrate("tree_aggregation")`` crashed with a TypeError (it built TreeAggregation(p, sensitivity=1))."""
+    with pytest.raises(AB.dpc.InvalidParameterError, match=r"needs steps .*calibrate a callable"):
+        AB.dpc.calibrate("tree_aggregation", 1, epsilon=1.0, delta=1e-6)
+
+
+def test_cli_calibrates_a_tree_aggregation_template_against_the_exact_gaussian(monkeypatch):
+    """Every family with a noise parameter is a template now (was: laplace and gaussian only).
+
+    Independent truth: TreeAggregation(s, 1000) is the Gaussian with mu = sqrt(10)/s (10 = ceil(log2 1001)
+    nodes), whose delta is Balle and Wang's closed form: the calibrated s meets delta 1e-6 at eps 1 and
+    s * (1 - 1e-3) does not.
+    """
+    import json
+
+    from typer.testing import CliRunner
+
+    from dpcompose.cli import app
+
+    monkeypatch.setenv("COLUMNS", "250")
+    res = CliRunner().invoke(app, ["calibrate", "tree_aggregation(steps=1000)", "-e", "1", "-d", "1e-6",
+                                   "-m", "pld", "--json"])
+    assert res.exit_code == 0, res.output
+    s = json.loads(res.output)["value"]
+    assert _gaussian_delta(10 ** 0.5 / s, 1.0) <= 1e-6 < _gaussian_delta(10 ** 0.5 / (s * (1 - 1e-3)), 1.0)
+
+
+@pytest.mark.parametrize("command", [["calibrate", "bounded_range x 10", "-e", "1", "-d", "1e-6"],
+                                     ["calibrate-risk", "pure x 10", "--tpr", "0.1", "--fpr", "0.01"]])
+def test_cli_templates_without_a_noise_parameter_are_refused_naming_the_families(command, monkeypatch):
+    from typer.testing import CliRunner
+
+    from dpcompose.cli import app
+
+    monkeypatch.setenv("COLUMNS", "250")
+    res = CliRunner().invoke(app, command)
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "without its noise parameter" in text and "discrete_gaussian (sigma)" in text and "named free" in text
+
+
+def test_cli_risk_calibration_takes_a_discrete_laplace_template(monkeypatch):
+    """The calibrated scale meets the target when fed back (the truth of the TPR bound is tests/test_fdp.py's)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from dpcompose.cli import app
+
+    monkeypatch.setenv("COLUMNS", "250")
+    res = CliRunner().invoke(app, ["calibrate-risk", "discrete_laplace x 10", "--tpr", "0.1", "--fpr", "0.01",
+                                   "-m", "pld", "--json"])
+    assert res.exit_code == 0, res.output
+    b = json.loads(res.output)["parameter"]  # calibrate-risk's JSON: RiskCalibrationResult.to_dict
+    tpr = AB.dpc.certified_tpr(AB.dpc.compose([(AB.dpc.DiscreteLaplace(b), 10)], method="pld"), 0.01)
+    assert tpr <= 0.1
+
+
+def test_a_scheme_subsampled_does_not_take_names_the_functions_that_exist():
+    for bad in ("with_replacement", "truncated_poisson"):
+        with pytest.raises(AB.dpc.InvalidParameterError, match="with_replacement_profile.*truncated_poisson_delta"):
+            AB.dpc.Subsampled(AB.dpc.Laplace(1.0), 0.1, bad)
+        with pytest.raises(AB.dpc.InvalidParameterError, match="with_replacement_profile"):
+            AB.dpc.calibrate("laplace", 10, epsilon=1.0, delta=1e-6, rate=0.01, scheme=bad)
+
+
+def test_listings_name_every_family_samplers_and_python_only_classes(monkeypatch):
+    from typer.testing import CliRunner
+
+    from dpcompose.cli import app
+    from dpcompose.representations import all_syntax
+
+    monkeypatch.setenv("COLUMNS", "250")
+    mech = " ".join(CliRunner().invoke(app, ["mechanisms"]).output.split())
+    for cls in ("MixtureOfGaussians", "RandomAllocation"):
+        assert cls in mech
+    for sampler in ("@ poisson(q)", "@ without_replacement(q)", "@ poisson_substitution(q)",
+                    "with_replacement_profile", "truncated_poisson_delta"):
+        assert sampler in mech
+    methods = " ".join(CliRunner().invoke(app, ["methods"]).output.split())
+    for name in [s.name for s in all_syntax()] + ["group", "MixtureOfGaussians", "RandomAllocation"]:
+        assert name in methods

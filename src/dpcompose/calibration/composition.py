@@ -22,6 +22,7 @@ from ..errors import (
     UnsupportedMechanismError,
 )
 from ..mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Scheme, Subsampled, describe
+from ..mechanisms.composite import scheme_error
 from ..representations import MechanismSyntax, all_syntax, pure_epsilon
 from .search import _detect_direction, _returns_list, _search_integer, _search_real
 
@@ -117,13 +118,26 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                 f"parameter -> mechanism (more noise for a larger parameter)."
             )
         syn = families[key]
-        cls = syn.cls
+        cls, noise = syn.cls, cast(str, syn.noise)  # families have a noise parameter
+        others = [q.name for q in syn.parameters if q.default is None and q.name != noise]
+        if others:
+            # e.g. tree_aggregation's steps: the name alone does not say them
+            raise InvalidParameterError(
+                f"family = {family!r} needs {', '.join(others)} besides its noise parameter {noise!r}; "
+                f"calibrate a callable instead, e.g. calibrate(lambda p: dpcompose.{cls.__name__}("
+                f"{', '.join([noise + '=p'] + [o + '=...' for o in others])}), count, epsilon=..., delta=...).")
+        takes_sensitivity = "sensitivity" in syn.params
+        if sensitivity is not None and not takes_sensitivity:
+            raise InvalidParameterError(
+                f"sensitivity = {sensitivity!r}: family {family!r} has no sensitivity parameter "
+                f"(its parameters: {', '.join(syn.params)}); leave it out.")
         s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
+        fixed = {"sensitivity": s} if takes_sensitivity else {}
 
         def base(p: float) -> Mechanism:
-            return cls(p, sensitivity=s)  # the noise parameter first, then the sensitivity
+            return cls(**{noise: p}, **fixed)
 
-        pname = syn.noise or "parameter"
+        pname = noise
     elif callable(family):
         if sensitivity is not None:
             raise InvalidParameterError(
@@ -148,7 +162,7 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
     if rate is None:
         return base, pname, syn
     if scheme not in SUBSAMPLING_SCHEMES:
-        raise InvalidParameterError(f"scheme = {scheme!r} is not one of {SUBSAMPLING_SCHEMES}.")
+        raise scheme_error("scheme", scheme)
 
     def make(p: float) -> Mechanism:
         return Subsampled(base(p), rate, cast(Scheme, scheme))  # checked against SUBSAMPLING_SCHEMES above

@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from .cli import _console, _Progress, _warn
-from .cli_common import (_DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option,
+from .cli_common import (_DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option, _noise_term,
                          _number, _write_plots, app)
 
 
@@ -342,17 +342,11 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
     """Fill the one missing noise parameter of a template (a single term: the family form of
     :func:`~dpcompose.calibration.calibrate`; several terms: its factory form)."""
     from ..calibration import calibrate as lib_calibrate
-    from ..errors import InvalidParameterError
     from .expressions import format_expression, parse
 
     terms = parse(text)
-    free = [(i, t) for i, t in enumerate(terms) if t.missing]
-    if len(free) != 1 or free[0][1].kind not in ("laplace", "gaussian") or len(free[0][1].missing) != 1:
-        raise InvalidParameterError(
-            f"calibrate needs exactly one laplace or gaussian term without its noise parameter, e.g. "
-            f"\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"; got {text!r}.")
-    idx, term = free[0]
-    param = term.missing[0]
+    idx, term, param = _noise_term(terms, text, "calibrate",
+                                   "\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"")
 
     def filled(value: float) -> list[Any]:
         out = list(terms)
@@ -360,7 +354,9 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
         return out
 
     search = _search_range(low, high, False)
-    if len(terms) == 1 and term.group is None:  # a group: the factory form builds the Group
+    # by name only when the family's noise and sensitivity are all the term says (a group, or
+    # other parameters such as tree_aggregation's steps: the factory form builds the term as written)
+    if len(terms) == 1 and term.group is None and set(dict(term.params)) <= {"sensitivity"}:
         kw: dict[str, Any] = {}
         if term.sampling is not None:
             kw["scheme"], kw["rate"] = term.sampling
