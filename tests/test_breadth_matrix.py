@@ -132,6 +132,8 @@ def test_calibrate_by_name_refuses_a_family_with_other_required_parameters():
     """``calibrate("tree_aggregation")`` crashed with a TypeError (it built TreeAggregation(p, sensitivity=1))."""
     with pytest.raises(AB.dpc.InvalidParameterError, match=r"needs steps .*calibrate a callable"):
         AB.dpc.calibrate("tree_aggregation", 1, epsilon=1.0, delta=1e-6)
+    with pytest.raises(AB.dpc.InvalidParameterError, match=r"needs steps .*calibrate a callable"):
+        AB.dpc.calibrate(AB.dpc.TreeAggregation, 1, epsilon=1.0, delta=1e-6)
 
 
 def test_cli_calibrates_a_tree_aggregation_template_against_the_exact_gaussian(monkeypatch):

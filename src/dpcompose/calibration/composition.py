@@ -106,6 +106,18 @@ def _families() -> dict[str, MechanismSyntax]:
     return {syn.name: syn for syn in all_syntax() if syn.noise is not None}
 
 
+def _refuse_other_parameters(family: Any, syn: MechanismSyntax) -> None:
+    """A family named (or given as its class) has only its noise to vary: refuse one that needs more."""
+    noise = cast(str, syn.noise)
+    others = [q.name for q in syn.parameters if q.default is None and q.name != noise]
+    if others:
+        # e.g. tree_aggregation's steps: the name alone does not say them
+        raise InvalidParameterError(
+            f"family = {family!r} needs {', '.join(others)} besides its noise parameter {noise!r}; "
+            f"calibrate a callable instead, e.g. calibrate(lambda p: dpcompose.{syn.cls.__name__}("
+            f"{', '.join([noise + '=p'] + [o + '=...' for o in others])}), count, epsilon=..., delta=...).")
+
+
 def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                     scheme: str) -> tuple[Callable[[float], Mechanism], str, MechanismSyntax | None]:
     families = _families()
@@ -119,13 +131,7 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
             )
         syn = families[key]
         cls, noise = syn.cls, cast(str, syn.noise)  # families have a noise parameter
-        others = [q.name for q in syn.parameters if q.default is None and q.name != noise]
-        if others:
-            # e.g. tree_aggregation's steps: the name alone does not say them
-            raise InvalidParameterError(
-                f"family = {family!r} needs {', '.join(others)} besides its noise parameter {noise!r}; "
-                f"calibrate a callable instead, e.g. calibrate(lambda p: dpcompose.{cls.__name__}("
-                f"{', '.join([noise + '=p'] + [o + '=...' for o in others])}), count, epsilon=..., delta=...).")
+        _refuse_other_parameters(family, syn)
         takes_sensitivity = "sensitivity" in syn.params
         if sensitivity is not None and not takes_sensitivity:
             raise InvalidParameterError(
@@ -145,6 +151,8 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                 "build it into your factory instead."
             )
         syn = next((x for x in families.values() if x.cls is family), None)
+        if syn is not None:
+            _refuse_other_parameters(family, syn)  # the class alone, e.g. TreeAggregation, lacks steps
         pname = syn.noise if syn is not None and syn.noise else "parameter"
 
         def base(p: float) -> Mechanism:
