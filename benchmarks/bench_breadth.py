@@ -1,33 +1,45 @@
-"""Benchmark: the breadth families of issue 12 against the anchors that support them.
+"""Benchmark: the breadth items of issue 12 against the anchors that support them.
 
-Run (after ``pip install -e '.[bench]'``)::
+Run (after ``pip install -e '.[bench]'``, which brings dp-accounting 0.6.0 and prv-accountant 0.2.0)::
 
-    python benchmarks/bench_breadth.py
+    nice python benchmarks/bench_breadth.py            # every row
+    nice python benchmarks/bench_breadth.py --only mog # rows whose name contains "mog"
 
-For each family: dpcompose's certified epsilon (upper, and the lower bound where its method
-gives one) at the stated delta, and the same input given to dp-accounting 0.6.0 the way its
-users would write it (its PLD accountant where it has the event, else its RDP accountant),
-with wall times of one call in this process. dp-accounting's numbers are its own: its PLD
-is pessimistic by construction but its RDP conversions and its Gaussian mu are not
-certified bounds in dpcompose's sense; a row with "-" means the anchor has no such event.
+For each item: dpcompose's certified epsilon (upper, and the lower bound where its method gives
+one) at delta = 1e-6, and the same input given to dp-accounting 0.6.0 and to prv-accountant 0.2.0
+the way their users would write it (dp-accounting: its PLD accountant where it has the event, else
+its RDP accountant, with the neighbouring relation the event requires; prv-accountant: its
+``PRVAccountant`` with eps_error 0.01 and delta_error 1e-9, printing its estimate and its
+[lower, upper] bracket), with wall times of one call in this process. A row marked "as ..."
+gives the anchor an equivalent mechanism, because it has no event for the item (e.g. tree
+aggregation as the Gaussian it equals); "-" means the anchor has neither.
+
+The anchors' numbers are their own: dp-accounting's PLD is pessimistic by construction, its RDP
+conversions are upper bounds, prv-accountant's upper end holds only with its stated error
+parameters, and neither certifies in dpcompose's sense (rounding of every lossy step).
 
 Found with this script: dp-accounting 0.6.0's ``PLDAccountant.compose(RandomizedResponseDpEvent(...), 100)``
 returns the epsilon of ONE randomized response (0.5001 for eps 0.5), not of 100 (33.33 when the
 event is composed one at a time, as dpcompose's exact 33.32); the table shows both.
 
 Nothing here is a test: the numbers are checked against independent truth in tests/ (each
-family's test file, named in docs/theory.md).
+item's test file, named in docs/theory.md).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import dpcompose as dpc
+from dpcompose.subsampling import truncated_poisson_delta, with_replacement_profile
 
 DELTA = 1e-6
+PRV_EPS_ERROR = 0.01
+PRV_DELTA_ERROR = 1e-9
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
@@ -36,96 +48,226 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return value, time.perf_counter() - t0
 
 
-def _dpcompose(mechanism: Any, count: int, method: str = "auto") -> tuple[str, float]:
+def _epsilon_of_delta(delta_of: Callable[[float], float], target: float) -> float:
+    """The smallest epsilon on a 1e-9 bisection grid with delta_of(epsilon) <= target, from above."""
+    lo, hi = 0.0, 1.0
+    while delta_of(hi) > target:
+        lo, hi = hi, 2 * hi
+        if hi > 1e4:
+            return math.inf
+    while hi - lo > 1e-9 * max(1.0, hi):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if delta_of(mid) <= target else (mid, hi)
+    return hi  # delta_of(hi) <= target: a certified epsilon when delta_of is a certified delta
+
+
+@dataclass
+class Row:
+    name: str
+    ours: Callable[[], tuple[float, float]]  # (upper, lower or nan)
+    anchors: list[tuple[str, str, Callable[[], str]]] = field(default_factory=list)  # (anchor, how, value)
+
+
+def _compose(mechanism: Any, count: int, method: str = "auto") -> Callable[[], tuple[float, float]]:
     def run() -> tuple[float, float]:
         g = dpc.compose([(mechanism, count)], method=method)
-        upper = g.epsilon(DELTA)
-        lower = g.epsilon_lower(DELTA) if g.has_lower_bound else math.nan
-        return upper, lower
+        return g.epsilon(DELTA), (g.epsilon_lower(DELTA) if g.has_lower_bound else math.nan)
 
-    (upper, lower), secs = _timed(run)
-    low = "-" if math.isnan(lower) else f"{lower:.4f}"
-    return f"{upper:.4f} (lower {low})", secs
+    return run
 
 
-def _anchor(which: str, make: Callable[[], Any], count: int) -> tuple[str, float] | None:
-    """``which``: "pld" or "rdp", optionally followed by a NeighboringRelation name."""
-    try:
+# ---------------------------------------------------------------------------
+# the anchors
+
+
+def _dpa(event: Callable[[], Any], count: int, kind: str = "pld", relation: str = "ADD_OR_REMOVE_ONE",
+         one_at_a_time: bool = False) -> Callable[[], str]:
+    def run() -> str:
         from dp_accounting import pld, rdp
-        from dp_accounting.privacy_accountant import NeighboringRelation
-    except ImportError:
-        return None
-    kind, *rest = which.split()
-    one_at_a_time = "one-at-a-time" in rest
-    relation = NeighboringRelation[next((r for r in rest if r.isupper()), "ADD_OR_REMOVE_ONE")]
+        from dp_accounting.privacy_accountant import NeighboringRelation, UnsupportedEventError
 
-    def run() -> float:
-        acc = (pld.PLDAccountant if kind == "pld" else rdp.RdpAccountant)(neighboring_relation=relation)
-        if one_at_a_time:
-            for _ in range(count):
-                acc.compose(make())
-        else:
-            acc.compose(make(), count)
-        return float(acc.get_epsilon(DELTA))
+        acc = (pld.PLDAccountant if kind == "pld" else rdp.RdpAccountant)(
+            neighboring_relation=NeighboringRelation[relation])
+        try:
+            if one_at_a_time:
+                for _ in range(count):
+                    acc.compose(event())
+            else:
+                acc.compose(event(), count)
+        except UnsupportedEventError as err:
+            return f"unsupported ({str(err)[:50]})"
+        return f"{float(acc.get_epsilon(DELTA)):.4f}"
 
-    from dp_accounting.privacy_accountant import UnsupportedEventError
-
-    try:
-        value, secs = _timed(run)
-    except UnsupportedEventError as err:
-        return f"unsupported ({str(err)[:60]}...)", math.nan
-    return f"{value:.4f}", secs
+    return run
 
 
-def _workloads() -> list[tuple[str, Any, int, Callable[[], Any] | None, str]]:
-    """(name, dpcompose mechanism, count, dp-accounting event factory, anchor accountant)."""
-    try:
-        from dp_accounting import dp_event as ev
-    except ImportError:
-        ev = None  # type: ignore[assignment]
+def _dpa_pld(make: Callable[[], Any], count: int) -> Callable[[], str]:
+    """A dp-accounting PLD built directly (no DpEvent exists), self-composed."""
+    return lambda: f"{make().self_compose(count).get_epsilon_for_delta(DELTA):.4f}"
 
-    def event(name: str, *args: Any, **kw: Any) -> Callable[[], Any] | None:
-        return None if ev is None else (lambda: getattr(ev, name)(*args, **kw))
 
-    rr_eps = 0.5
+def _prv(make: Callable[[], Any], count: int) -> Callable[[], str]:
+    def run() -> str:
+        from prv_accountant import PRVAccountant
+
+        acc = PRVAccountant(prvs=[make()], max_self_compositions=[count], eps_error=PRV_EPS_ERROR,
+                            delta_error=PRV_DELTA_ERROR)
+        low, est, up = acc.compute_epsilon(delta=DELTA, num_self_compositions=[count])
+        return f"{est:.4f} [{low:.4f}, {up:.4f}]"
+
+    return run
+
+
+def _ev(name: str, *args: Any, **kw: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        from dp_accounting import dp_event
+
+        return getattr(dp_event, name)(*(a() if callable(a) else a for a in args), **kw)
+
+    return make
+
+
+def _prv_mech(name: str, *args: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        from prv_accountant import privacy_random_variables as prvs
+
+        return getattr(prvs, name)(*args)
+
+    return make
+
+
+def _dpa_pld_lib(name: str, *args: Any, **kw: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        from dp_accounting.pld import privacy_loss_distribution as pl
+
+        return getattr(pl, name)(*args, **kw)
+
+    return make
+
+
+# ---------------------------------------------------------------------------
+# the rows
+
+
+def _truncated_row() -> Row:
+    """Poisson q 0.01 over n = 10,000 records, batches cut at B = 200, Gaussian(1), 1000 steps."""
+    n, q, batch, k, sigma = 10_000, 0.01, 200, 1000, 1.0
+
+    def ours() -> tuple[float, float]:
+        g = dpc.compose([(dpc.Subsampled(dpc.Gaussian(sigma), q), k)], method="pld")
+        eps = _epsilon_of_delta(
+            lambda e: truncated_poisson_delta(g.delta(e), e, steps=k, size=n, rate=q, max_batch=batch), DELTA)
+        return eps, math.nan
+
+    return Row(f"truncated Poisson: Gaussian(1), q 0.01, n {n}, B {batch}, x {k}", ours, [
+        ("dp-accounting", "pld, TruncatedSubsampledGaussianDpEvent",
+         _dpa(_ev("TruncatedSubsampledGaussianDpEvent", n, q, batch, sigma), k)),
+    ])
+
+
+def _with_replacement_row() -> Row:
+    """One step: m = 10 draws from n = 1000 records, inner Laplace with epsilon 0.5 (substitution)."""
+    n, m, eps = 1000, 10, 0.5
+
+    def ours() -> tuple[float, float]:
+        profile = with_replacement_profile(eps, 0.0, size=n, batch=m)
+        return _epsilon_of_delta(profile, DELTA), math.nan
+
+    return Row(f"sampling with replacement: Laplace(eps {eps}), m {m} of n {n}, one step", ours, [
+        ("dp-accounting", "rdp REPLACE_ONE, SampledWithReplacementDpEvent(LaplaceDpEvent(2))",
+         _dpa(_ev("SampledWithReplacementDpEvent", n, m, _ev("LaplaceDpEvent", 1 / eps)), 1, "rdp", "REPLACE_ONE")),
+    ])
+
+
+def rows() -> list[Row]:
+    g = dpc
+    rr_p = 2 / (1 + math.exp(0.5))
+    nodes = math.ceil(math.log2(1000 + 1))
     return [
-        ("DiscreteLaplace(scale 10) x 200", dpc.DiscreteLaplace(10.0), 200,
-         event("DiscreteLaplaceDpEvent", 1 / 10.0, 1), "pld"),
-        ("DiscreteGaussian(sigma 5) x 100", dpc.DiscreteGaussian(5.0), 100,
-         None, "pld"),  # dp-accounting has a PLD for it but no DpEvent
-        ("RandomizedResponse(eps 0.5) x 100", dpc.RandomizedResponse(rr_eps), 100,
-         event("RandomizedResponseDpEvent", 2 / (1 + math.exp(rr_eps)), 2), "pld REPLACE_ONE"),
-        # the same input, composed one event at a time: dp-accounting 0.6.0's PLDAccountant.compose(event, 100)
-        # returns the one-fold epsilon (0.5001) for this event, so its users must loop
-        ("RandomizedResponse(eps 0.5) x 100", dpc.RandomizedResponse(rr_eps), 100,
-         event("RandomizedResponseDpEvent", 2 / (1 + math.exp(rr_eps)), 2), "pld REPLACE_ONE one-at-a-time"),
-        ("ZCDP(rho 0.01) x 100", dpc.ZCDP(0.01), 100, event("ZCDpEvent", 0.01), "rdp"),
-        ("TreeAggregation(sigma 1, 1000 steps)", dpc.TreeAggregation(1.0, 1000), 1,
-         event("SingleEpochTreeAggregationDpEvent", 1.0, 1000), "rdp REPLACE_SPECIAL"),
-        ("Subsampled(Gaussian 1, q 0.01, without replacement) x 1000",
-         dpc.Subsampled(dpc.Gaussian(1.0), 0.01, "without_replacement"), 1000,
-         event("SampledWithoutReplacementDpEvent", 10_000, 100, ev.GaussianDpEvent(1.0)) if ev else None, "rdp REPLACE_ONE"),
-        ("Subsampled(Gaussian 1, q 0.01, Poisson) x 1000", dpc.Subsampled(dpc.Gaussian(1.0), 0.01), 1000,
-         event("PoissonSampledDpEvent", 0.01, ev.GaussianDpEvent(1.0)) if ev else None, "pld"),
-        ("Group(Gaussian 10, size 3) x 100", dpc.Group(dpc.Gaussian(10.0), size=3), 100, None, "-"),
-        ("RandomAllocation(Gaussian 2, 100 steps) x 10 epochs",
-         dpc.RandomAllocation(dpc.Gaussian(2.0), 100), 10, None, "-"),
+        Row("DiscreteLaplace(scale 10) x 200", _compose(g.DiscreteLaplace(10.0), 200), [
+            ("dp-accounting", "pld", _dpa(_ev("DiscreteLaplaceDpEvent", 1 / 10.0, 1), 200))]),
+        Row("DiscreteGaussian(sigma 5) x 100", _compose(g.DiscreteGaussian(5.0), 100), [
+            ("dp-accounting", "pld from_discrete_gaussian_mechanism (no DpEvent)",
+             _dpa_pld(_dpa_pld_lib("from_discrete_gaussian_mechanism", 5.0), 100))]),
+        Row("RandomizedResponse(eps 0.5) x 100", _compose(g.RandomizedResponse(0.5), 100), [
+            ("dp-accounting", "pld REPLACE_ONE, compose(event, 100)",
+             _dpa(_ev("RandomizedResponseDpEvent", rr_p, 2), 100, "pld", "REPLACE_ONE")),
+            ("dp-accounting", "pld REPLACE_ONE, one event at a time",
+             _dpa(_ev("RandomizedResponseDpEvent", rr_p, 2), 100, "pld", "REPLACE_ONE", one_at_a_time=True)),
+            ("prv-accountant", "as PureDPMechanism(0.5) (RR is the eps-DP worst case)",
+             _prv(_prv_mech("PureDPMechanism", 0.5), 100))]),
+        Row("ZCDP(rho 0.01) x 100", _compose(g.ZCDP(0.01), 100), [
+            ("dp-accounting", "rdp", _dpa(_ev("ZCDpEvent", 0.01), 100, "rdp"))]),
+        Row("BoundedRange(eps 0.5) x 100", _compose(g.BoundedRange(0.5), 100), []),
+        Row("PermuteAndFlip(eps 0.5) x 100 (eps-DP)", _compose(g.PermuteAndFlip(0.5), 100), [
+            ("dp-accounting", "as pld from_privacy_parameters(0.5, 0)",
+             _dpa_pld(lambda: _dpa_pld_lib("from_privacy_parameters", _dp_params(0.5))(), 100)),
+            ("prv-accountant", "as PureDPMechanism(0.5)", _prv(_prv_mech("PureDPMechanism", 0.5), 100))]),
+        Row("SparseVector(0.25, 0.25) x 100 (0.5-DP)", _compose(g.SparseVector(0.25, 0.25), 100), [
+            ("prv-accountant", "as PureDPMechanism(0.5)", _prv(_prv_mech("PureDPMechanism", 0.5), 100))]),
+        Row("ReportNoisyMaxGumbel(scale 4) x 100", _compose(g.ReportNoisyMaxGumbel(4.0), 100), []),
+        Row("MixtureOfGaussians(1, (0, 1), (0.99, 0.01)) x 100",
+            _compose(g.MixtureOfGaussians(1.0, (0.0, 1.0), (0.99, 0.01)), 100), [
+                ("dp-accounting", "pld MixtureOfGaussiansDpEvent",
+                 _dpa(_ev("MixtureOfGaussiansDpEvent", 1.0, [0.0, 1.0], [0.99, 0.01]), 100)),
+                ("prv-accountant", "as PoissonSubsampledGaussianMechanism(0.01, 1) (the same pair)",
+                 _prv(_prv_mech("PoissonSubsampledGaussianMechanism", 0.01, 1.0), 100))]),
+        Row("TreeAggregation(sigma 1, 1000 steps)", _compose(g.TreeAggregation(1.0, 1000), 1), [
+            ("dp-accounting", "rdp REPLACE_SPECIAL, SingleEpochTreeAggregationDpEvent",
+             _dpa(_ev("SingleEpochTreeAggregationDpEvent", 1.0, 1000), 1, "rdp", "REPLACE_SPECIAL")),
+            ("prv-accountant", f"as GaussianMechanism(1/sqrt({nodes}))",
+             _prv(_prv_mech("GaussianMechanism", 1.0 / math.sqrt(nodes)), 1))]),
+        Row("Subsampled(Gaussian 1, q 0.01, without replacement) x 1000",
+            _compose(g.Subsampled(g.Gaussian(1.0), 0.01, "without_replacement"), 1000), [
+                ("dp-accounting", "rdp REPLACE_ONE",
+                 _dpa(_ev("SampledWithoutReplacementDpEvent", 10_000, 100, _ev("GaussianDpEvent", 1.0)), 1000,
+                      "rdp", "REPLACE_ONE"))]),
+        Row("Subsampled(Gaussian 1, q 0.01, Poisson) x 1000", _compose(g.Subsampled(g.Gaussian(1.0), 0.01), 1000), [
+            ("dp-accounting", "pld", _dpa(_ev("PoissonSampledDpEvent", 0.01, _ev("GaussianDpEvent", 1.0)), 1000)),
+            ("prv-accountant", "PoissonSubsampledGaussianMechanism",
+             _prv(_prv_mech("PoissonSubsampledGaussianMechanism", 0.01, 1.0), 1000))]),
+        Row("Subsampled(Laplace 10, q 0.01, Poisson, substitution) x 1000",
+            _compose(g.Subsampled(g.Laplace(10.0), 0.01, "poisson_substitution"), 1000), [
+                ("dp-accounting", "pld REPLACE_ONE, PoissonSampledDpEvent(LaplaceDpEvent(10))",
+                 _dpa(_ev("PoissonSampledDpEvent", 0.01, _ev("LaplaceDpEvent", 10.0)), 1000, "pld", "REPLACE_ONE"))]),
+        _truncated_row(),
+        _with_replacement_row(),
+        Row("Group(Gaussian 10, size 3) x 100", _compose(g.Group(g.Gaussian(10.0), size=3), 100), [
+            ("dp-accounting", "as pld GaussianDpEvent(10/3)", _dpa(_ev("GaussianDpEvent", 10.0 / 3), 100)),
+            ("prv-accountant", "as GaussianMechanism(10/3)", _prv(_prv_mech("GaussianMechanism", 10.0 / 3), 100))]),
+        Row("RandomAllocation(Gaussian 2, 100 steps) x 10 epochs",
+            _compose(g.RandomAllocation(g.Gaussian(2.0), 100), 10), []),
     ]
 
 
+def _dp_params(eps: float) -> Any:
+    from dp_accounting.pld import common
+
+    return common.DifferentialPrivacyParameters(eps, 0.0)
+
+
 def main() -> None:
-    print(f"epsilon at delta = {DELTA:g}; one call each; dp-accounting 0.6.0 in the same process\n")
-    print("| family | dpcompose auto: upper (lower) | time | dp-accounting | its epsilon | time |")
+    parser = argparse.ArgumentParser(description="issue 12's items against dp-accounting and prv-accountant")
+    parser.add_argument("--only", nargs="*", default=None, help="rows whose name contains one of these (case ignored)")
+    args = parser.parse_args()
+    print(f"epsilon at delta = {DELTA:g}; one call each, in one process; dp-accounting 0.6.0, prv-accountant 0.2.0\n")
+    print("| item | dpcompose: upper (lower) | time | anchor: how | its epsilon | time |")
     print("|---|---|---|---|---|---|")
-    for name, mechanism, count, make, which in _workloads():
-        ours, secs = _dpcompose(mechanism, count)
-        anchor: tuple[str, float] | None = None
-        if make is not None:
-            anchor = _anchor(which, make, count)
-        if anchor is None:
-            print(f"| {name} | {ours} | {secs:.3f} s | - | - | - |")
-        else:
-            print(f"| {name} | {ours} | {secs:.3f} s | {which} | {anchor[0]} | {anchor[1]:.3f} s |".replace("nan s", "-"))
+    for row in rows():
+        if args.only and not any(s.lower() in row.name.lower() for s in args.only):
+            continue
+        (upper, lower), secs = _timed(row.ours)
+        low = "-" if math.isnan(lower) else f"{lower:.4f}"
+        ours = f"{upper:.4f} ({low}) | {secs:.3f} s"
+        if not row.anchors:
+            print(f"| {row.name} | {ours} | - | - | - |", flush=True)
+        for i, (anchor, how, fn) in enumerate(row.anchors):
+            try:
+                value, t = _timed(fn)
+            except ImportError:
+                value, t = f"{anchor} not installed", math.nan
+            first = f"| {row.name} | {ours}" if i == 0 else "| ″ | ″ | ″"
+            print(f"{first} | {anchor}: {how} | {value} | {t:.3f} s |".replace("nan s", "-"), flush=True)
 
 
 if __name__ == "__main__":

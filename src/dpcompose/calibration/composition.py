@@ -22,6 +22,7 @@ from ..errors import (
     UnsupportedMechanismError,
 )
 from ..mechanisms import SUBSAMPLING_SCHEMES, Mechanism, Scheme, Subsampled, describe
+from ..mechanisms.composite import scheme_error
 from ..representations import MechanismSyntax, all_syntax, pure_epsilon, syntax_named
 from .search import _detect_direction, _returns_list, _search_integer, _search_real
 
@@ -105,6 +106,20 @@ def _families() -> dict[str, MechanismSyntax]:
     return {syn.name: syn for syn in all_syntax() if syn.noise is not None}
 
 
+def _refuse_other_parameters(family: Any, syn: MechanismSyntax) -> None:
+    """A family named (or given as its class) has only its noise to vary: refuse one that needs more."""
+    noise = cast(str, syn.noise)
+    others = [q.name for q in syn.parameters if q.default is None and q.name != noise]
+    if others:
+        # e.g. tree_aggregation's steps: the name alone does not say them
+        free = ", ".join(f"{o}=..." for o in others)
+        raise InvalidParameterError(
+            f"family = {family!r} needs {', '.join(others)} besides its noise parameter {noise!r}; "
+            f"calibrate a callable instead, e.g. calibrate(lambda {noise}: dpcompose.{syn.cls.__name__}("
+            f"{noise}, {free}), count, epsilon=..., delta=...), or a template on the command line: "
+            f"dpcompose calibrate \"{syn.name}({free}) x COUNT\".")
+
+
 def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                     scheme: str) -> tuple[Callable[[float], Mechanism], str, MechanismSyntax | None]:
     families = _families()
@@ -118,27 +133,20 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                 f"parameter -> mechanism (more noise for a larger parameter)."
             )
         syn = families[key]
-        cls = syn.cls
-        pname = syn.noise or "parameter"
-        others = [n for n in syn.required if n != pname]
-        if others:  # e.g. a mixture's offsets and probabilities: the name alone does not say them
-            free = ", ".join(f"{n}=..." for n in others)
+        cls, noise = syn.cls, cast(str, syn.noise)  # families have a noise parameter
+        _refuse_other_parameters(family, syn)
+        takes_sensitivity = "sensitivity" in syn.params
+        if sensitivity is not None and not takes_sensitivity:
             raise InvalidParameterError(
-                f"family = {family!r} needs {', '.join(others)} besides its {pname}, which calibrate() "
-                f"takes by name only; pass a factory instead, e.g. lambda {pname}: "
-                f"dpc.{cls.__name__}({pname}, {free}), or calibrate a template on the command line: "
-                f"dpcompose calibrate \"{syn.name}({free}) x COUNT\".")
-        fixed: dict[str, float] = {}
-        if "sensitivity" in syn.params:
-            fixed["sensitivity"] = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
-        elif sensitivity is not None:
-            raise InvalidParameterError(
-                f"sensitivity = {sensitivity!r}: family {family!r} has no sensitivity parameter; leave it "
-                f"out, or pass a factory.")
+                f"sensitivity = {sensitivity!r}: family {family!r} has no sensitivity parameter "
+                f"(its parameters: {', '.join(syn.params)}); leave it out.")
+        s = 1.0 if sensitivity is None else check_positive("sensitivity", sensitivity)
+        fixed = {"sensitivity": s} if takes_sensitivity else {}
 
         def base(p: float) -> Mechanism:
-            return cls(**{pname: p}, **fixed)  # the noise parameter, and the sensitivity where it has one
+            return cls(**{noise: p}, **fixed)
 
+        pname = noise
     elif callable(family):
         if sensitivity is not None:
             raise InvalidParameterError(
@@ -146,6 +154,8 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
                 "build it into your factory instead."
             )
         syn = next((x for x in families.values() if x.cls is family), None)
+        if syn is not None:
+            _refuse_other_parameters(family, syn)  # the class alone, e.g. TreeAggregation, lacks steps
         pname = syn.noise if syn is not None and syn.noise else "parameter"
 
         def base(p: float) -> Mechanism:
@@ -163,7 +173,7 @@ def _resolve_family(family: Any, sensitivity: float | None, rate: float | None,
     if rate is None:
         return base, pname, syn
     if scheme not in SUBSAMPLING_SCHEMES:
-        raise InvalidParameterError(f"scheme = {scheme!r} is not one of {SUBSAMPLING_SCHEMES}.")
+        raise scheme_error("scheme", scheme)
 
     def make(p: float) -> Mechanism:
         return Subsampled(base(p), rate, cast(Scheme, scheme))  # checked against SUBSAMPLING_SCHEMES above

@@ -16,7 +16,7 @@ import typer
 from .._version import __version__
 from .cli_base import _check_outputs, _fail, _guard, _methods_option, _write_plots
 
-__all__ = ["app", "_check_outputs", "_fail", "_guard", "_methods_option", "_write_plots", "_number"]
+__all__ = ["app", "_check_outputs", "_fail", "_guard", "_methods_option", "_write_plots", "_number", "_noise_term"]
 
 app = typer.Typer(
     name="dpcompose",
@@ -76,3 +76,23 @@ def _check_plot_suffix(plot: Optional[Path]) -> None:
 
         raise InvalidParameterError(
             f"--plot {str(plot)!r}: unsupported file type {plot.suffix or '(none)'!r}; use .png, .svg or .html.")
+
+
+def _noise_term(terms: Any, text: str, command: str, example: str) -> tuple[int, Any, str]:
+    """(index, term, noise parameter) of a template's one term that leaves out its noise parameter.
+
+    Any family whose syntax names a noise parameter (``dpcompose mechanisms``) can be the term;
+    it must leave out that parameter and nothing else.
+    """
+    from ..errors import InvalidParameterError
+    from ..representations import all_syntax, syntax_named
+
+    free = [(i, t) for i, t in enumerate(terms) if t.missing]
+    syn = syntax_named(free[0][1].kind) if len(free) == 1 else None
+    if syn is None or syn.noise is None or tuple(free[0][1].missing) != (syn.noise,):
+        noisy = ", ".join(f"{x.name} ({x.noise})" for x in all_syntax() if x.noise)
+        raise InvalidParameterError(
+            f"{command} needs exactly one term without its noise parameter, e.g. {example} (families with "
+            f"one: {noisy}), or one named free parameter (\"laplace(scale=b) x 50\"); got {text!r}.")
+    idx, term = free[0]
+    return idx, term, syn.noise

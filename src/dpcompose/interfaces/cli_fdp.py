@@ -218,6 +218,7 @@ def register(app: typer.Typer, guard: Callable, number: Callable, console: Calla
 def _risk_factory(text: str):
     """(factory x -> mechanisms, parameter name, more_private, x -> filled terms) for a template."""
     from ..errors import InvalidParameterError
+    from .cli_common import _noise_term
     from .expressions import bind, parse, to_mechanisms, variables
 
     terms = parse(text)
@@ -233,13 +234,7 @@ def _risk_factory(text: str):
 
         more_private = "auto"
     else:
-        free = [(i, t) for i, t in enumerate(terms) if t.missing]
-        if len(free) != 1 or free[0][1].kind not in ("laplace", "gaussian") or len(free[0][1].missing) != 1:
-            raise InvalidParameterError(
-                f"calibrate-risk needs exactly one laplace or gaussian term without its noise parameter "
-                f"(\"gaussian x 1000\") or one named free parameter (\"laplace(scale=b) x 50\"); got {text!r}.")
-        idx, term = free[0]
-        name = term.missing[0]
+        idx, term, name = _noise_term(terms, text, "calibrate-risk", "\"gaussian x 1000\"")
 
         def filled(x: float):
             out = list(terms)

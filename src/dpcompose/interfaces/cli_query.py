@@ -13,8 +13,8 @@ from typing import Any, List, Optional, cast
 import typer
 
 from .cli import _console, _Progress
-from .cli_common import _DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option, _number, \
-    _write_plots, app
+from .cli_common import _DATA_HELP, _KIND_HELP, _PLOT_HELP, _check_outputs, _guard, _methods_option, _noise_term, \
+    _number, _write_plots, app
 from .cli_queries import run_delta, run_epsilon
 
 
@@ -187,19 +187,11 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
     """Fill the one missing noise parameter of a template (a single term: the family form of
     :func:`~dpcompose.calibration.calibrate`; several terms: its factory form)."""
     from ..calibration import calibrate as lib_calibrate
-    from ..errors import InvalidParameterError
     from .expressions import MECHANISM_SYNTAX, format_expression, parse
 
     terms = parse(text)
-    free = [(i, t) for i, t in enumerate(terms) if t.missing]
-    if len(free) != 1 or free[0][1].missing != (MECHANISM_SYNTAX[free[0][1].kind].noise,):
-        noisy = ", ".join(f"{s.name} ({s.noise})" for s in MECHANISM_SYNTAX.values() if s.noise)
-        raise InvalidParameterError(
-            f"calibrate needs exactly one term without its noise parameter (and nothing else missing), e.g. "
-            f"\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"; the families with a noise "
-            f"parameter: {noisy}; got {text!r}.")
-    idx, term = free[0]
-    param = term.missing[0]
+    idx, term, param = _noise_term(terms, text, "calibrate",
+                                   "\"gaussian x 14062 @ poisson(0.0042667)\" or \"laplace x 500\"")
     by_name = MECHANISM_SYNTAX[term.kind].required == (param,)  # calibrate(name) builds it from the noise alone
 
     def filled(value: float) -> list[Any]:
@@ -208,7 +200,9 @@ def _calibrate_template(text: str, epsilon: float, delta: float, method: str, lo
         return out
 
     search = _search_range(low, high, False)
-    if len(terms) == 1 and term.group is None and by_name:  # a group: the factory form builds the Group
+    # by name only when the family's noise (and sensitivity) are all the term says (a group, or other
+    # parameters such as tree_aggregation's steps or a mixture's lists: the factory form builds the term as written)
+    if len(terms) == 1 and term.group is None and by_name and set(dict(term.params)) <= {"sensitivity"}:
         kw: dict[str, Any] = {}
         if term.sampling is not None:
             kw["scheme"], kw["rate"] = term.sampling

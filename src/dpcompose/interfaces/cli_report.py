@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -165,6 +166,12 @@ def methods(
     out.print(escape("Plans only: parallel (parallel composition with group privacy, for a [membership] "
                      "constraint and pure-DP mechanisms); hdp (hypothesis DP for [membership] or "
                      "[hypotheses]; -m METHOD picks its inner method)."))
+    from ..representations import all_syntax
+
+    names = [s.name for s in all_syntax()] + ["group"] + [c.__name__ for c in _python_only_families()]
+    out.print(escape(f"Mechanism families ({len(names)}): {', '.join(names)}. `dpcompose mechanisms` lists "
+                     f"their syntax and rules; a method that needs a rule a family lacks refuses it, naming "
+                     f"the rule."))
     if verbose:
         for m in R.composition_methods():
             out.print(f"[bold]{escape(m)}[/bold]: {escape(summaries.get(m) or '(no summary)')}")
@@ -196,8 +203,35 @@ def mechanisms() -> None:
     # the group wrapper (not a family: its rules are the wrapped family's, representations/group.py)
     t.add_row(escape(f"{GROUP_NAME}(mechanism, size)"), Group.__name__,
               *("✓" if rule.has(Group) else "—" for _, rule in rules))
+    for cls in _python_only_families():
+        fields = ", ".join(f.name for f in dataclasses.fields(cls))
+        t.add_row(escape(f"— (Python: {cls.__name__}({fields}))"), cls.__name__,
+                  *("✓" if rule.has(cls) else "—" for _, rule in rules))
     out = _console()
     out.print(t)
     out.print("✓ the family registers the rule (it may still refuse, with a reason: zcdp has no pair), "
               "— it has none (the methods that need it refuse). Aliases: "
               + escape("; ".join(f"{s.name}: {', '.join(s.aliases)}" for s in all_syntax() if s.aliases)) + ".")
+    out.print(escape(_SAMPLERS_NOTE))
+
+
+#: the samplers and relations, written after a mechanism (expressions) or as ``Subsampled(m, q, scheme)``
+_SAMPLERS_NOTE = (
+    "Samplers: MECHANISM @ poisson(q) (add/remove neighbours), @ without_replacement(q) (substitution), "
+    "@ poisson_substitution(q) (Poisson sampling, substitution neighbours); in Python "
+    "Subsampled(mechanism, q, scheme); in plan tables sampling = { rate = q, scheme = ... }. Python only, "
+    "no expression syntax: sampling with replacement (dpcompose.subsampling.with_replacement_profile, "
+    "one step of an (eps, delta) mechanism) and truncated Poisson batches "
+    "(dpcompose.subsampling.truncated_poisson_delta, added to any certified delta).")
+
+
+def _python_only_families() -> list[type]:
+    """Mechanism classes with rules but no expression syntax (built in Python only), from the registry."""
+    from .. import mechanisms as M
+    from ..representations import all_syntax
+
+    wrappers = {M.Mechanism, M.Subsampled, M.Group}  # Group has its own row; Subsampled is a sampler
+    with_syntax = {s.cls for s in all_syntax()}
+    classes = (getattr(M, n) for n in M.__all__)
+    return [c for c in classes if isinstance(c, type) and issubclass(c, M.Mechanism)
+            and c not in wrappers and c not in with_syntax]

@@ -71,9 +71,17 @@ class Subsampled(Mechanism):
             )
         object.__setattr__(self, "rate", check_probability("Subsampled.rate", self.rate, low_open=True))
         if self.scheme not in SUBSAMPLING_SCHEMES:
-            raise InvalidParameterError(
-                f"Subsampled.scheme = {self.scheme!r} is not one of {SUBSAMPLING_SCHEMES}."
-            )
+            raise scheme_error("Subsampled.scheme", self.scheme)
+
+
+def scheme_error(name: str, value: object) -> InvalidParameterError:
+    """The error for a sampling scheme Subsampled does not take, naming what exists instead."""
+    return InvalidParameterError(
+        f"{name} = {value!r} is not one of {SUBSAMPLING_SCHEMES}. Sampling with replacement and "
+        f"truncated Poisson batches are not Subsampled schemes: for them use "
+        f"dpcompose.subsampling.with_replacement_profile(epsilon, delta, size=n, batch=m) (one step of an "
+        f"(eps, delta) mechanism) or truncated_poisson_delta(delta, epsilon, steps=k, size=n, rate=q, "
+        f"max_batch=B) on the certified delta of the untruncated Poisson composition.")
 
 
 @dataclass(frozen=True, slots=True)
