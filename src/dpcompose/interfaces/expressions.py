@@ -66,7 +66,7 @@ from typing import Any, Iterable, Union, cast
 from .._arith import ArithError, Expr
 from ..errors import DPComposeError, InvalidParameterError, UnsupportedMechanismError
 from ..mechanisms import Group, Mechanism, Scheme, Subsampled
-from ..representations import SyntaxTable, all_syntax, syntax_of
+from ..representations import MechanismSyntax, SyntaxTable, all_syntax, syntax_of
 
 __all__ = [
     "ExpressionError",
