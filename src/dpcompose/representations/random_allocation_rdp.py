@@ -1,11 +1,22 @@
 r"""Random allocation of a Gaussian, amplified: a certified Renyi curve of one balls-in-bins epoch.
 
 One epoch of ``RandomAllocation(Gaussian(sigma, sensitivity=s), steps=t)`` (each record in
-exactly one uniformly chosen step of t, ``per_epoch = 1``). With :math:`\mu = s/\sigma` the
-epoch is the pair (Chua et al., Sec. 3; the other records' contributions are the same under
-both databases and cancel; the proof that an adaptive epoch is dominated by it is that of
-:class:`~dpcompose.mechanisms.RandomAllocation`'s docstring, joint convexity and
-post-processing, which hold for Renyi divergences too)
+exactly one uniformly chosen step of t, ``per_epoch = 1``; each step adds Gaussian noise to
+an adaptively chosen sum of per-record vectors of norm at most s: the adaptive batch linear
+queries of DP-SGD). With :math:`\mu = s/\sigma` the epoch is dominated (in every
+hockey-stick divergence, for add/remove neighbours and adaptive queries) by the pair below:
+Chua et al. (AISTATS 2025), Sec. 3, identify it as a tight dominating pair of
+balls-and-bins ABLQ (their theorem number is not verified here; Feldman and Shenfeld
+analyse the same pair). Domination in every hockey-stick divergence
+:math:`H_\gamma`, :math:`\gamma \ge 0`, implies domination in every Renyi divergence:
+:math:`E_Q[f(P/Q)] = f(0) + f'(0) + \int_0^\infty f''(\gamma) H_\gamma(P\|Q)\,d\gamma`
+for :math:`f(x) = x^\alpha` (Taylor with integral remainder, :math:`f(x) = f(0) + f'(0)x +
+\int_0^\infty (x - \gamma)_+ f''(\gamma)\,d\gamma`; domination at :math:`\gamma \ge 1` in both
+orientations gives it at :math:`\gamma < 1` too, as :math:`H_\gamma(A\|B) = 1 - \gamma +
+\gamma H_{1/\gamma}(B\|A)`), and epochs compose as Renyi DP does
+(Mironov 2017, Prop. 1). The un-amplified proof of
+:class:`~dpcompose.mechanisms.RandomAllocation` (conditioning on the record's step) is not
+used here.
 
 .. math:: Q = N(0, I_t) \text{ (without the record)}, \qquad
           P = \frac1t \sum_{i=1}^t N(\mu e_i, I_t) \text{ (with it)},
