@@ -232,7 +232,7 @@ def _phi_upper(mu: float, u: np.ndarray) -> np.ndarray:
     pdf = np.exp(-0.5 * edges * edges) / math.sqrt(2.0 * math.pi)
     first = pdf[:-1] - pdf[1:]                                              # int_a^b z phi(z) dz
     c = 0.5 * (a + b)
-    tail = 2.0 * float(ndtr(-_Z))
+    tail = float(ndtr(edges[0])) + float(ndtr(-edges[-1]))  # g <= 1 beyond the cells
     out = np.empty(len(u))
     rows = max(1, (1 << 19) // len(a))
     for start in range(0, len(u), rows):
