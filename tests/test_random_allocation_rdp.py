@@ -54,6 +54,14 @@ def test_t2_each_direction_is_above_the_exact_pair(mu, alpha):
         assert got_remove == pytest.approx(max(remove, add), rel=1e-9)
 
 
+@pytest.mark.parametrize(("mu", "beta"), [(1.0, 47.0), (0.5, 127.0), (2.0, 30.0)])
+def test_t2_add_direction_at_high_orders_is_above_the_exact_pair(mu, beta):
+    """High orders reach the closed Gamma bounds (underflow of the incomplete gamma): still above truth."""
+    exact = float(gaussian_epoch_log_moment_t2(mu, -beta))
+    got = add_log_moment(mu, 2, beta)
+    assert exact <= got <= exact * 1.2
+
+
 @pytest.mark.parametrize(("mu", "t"), [(0.7, 3), (1.3, 4), (2.0, 3)])
 def test_remove_moments_equal_the_enumerated_multinomial_sum(mu, t):
     table = remove_log_moments(mu, t, 6)
@@ -110,6 +118,9 @@ def test_amplified_is_below_the_unamplified_bound(t):
     assert amplified < unamplified
     if t >= 100:
         assert amplified < 0.5 * unamplified
+    if t == 1000:  # orders up to MAX_ORDER reach Poisson's own Renyi value (1/t, t steps)
+        poisson = dpc.compose([(dpc.Subsampled(dpc.Gaussian(1.0), rate=1.0 / t), 2 * t)], method="rdp")
+        assert amplified <= poisson.epsilon(1e-5) * 1.01
     curve = renyi_curve(m, [2.0, 8.0, 4096.0])
     assert np.all(curve <= renyi_curve(dpc.Gaussian(1.0), [2.0, 8.0, 4096.0]))
 

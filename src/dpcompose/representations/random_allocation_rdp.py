@@ -132,7 +132,7 @@ gammaincc = lazy_function("scipy.special", "gammaincc")
 gammaln = lazy_function("scipy.special", "gammaln")
 
 #: orders above this keep the caller's un-amplified bound (the amplification vanishes there)
-MAX_ORDER = 256
+MAX_ORDER = 1024
 #: mu = s / sigma above this keeps the un-amplified bound (exp(mu^2 p (p+1) / 2) overflows)
 MAX_MU = 8.0
 
@@ -275,7 +275,7 @@ def _log_tail(mu: float, t: int, beta: float, s_n: np.ndarray) -> np.ndarray:
     """log of the bound on E[R(S); S > s_n] (module docstring) at each s_n, the best p of a geometric grid."""
     best = np.full(len(s_n), np.inf)
     log_s = np.log(s_n)
-    for p in np.geomspace(0.25, 4.0 * MAX_ORDER, 49):
+    for p in np.geomspace(0.25, 4.0 * MAX_ORDER, 97):
         if p * t > beta:
             log_k = p * math.log(p) - p + mu * mu * p * (p + 1.0) / 2.0
             head = t * log_k + p * t * math.log(t) - math.log(p * t - beta) - float(gammaln(beta))
@@ -317,7 +317,7 @@ def _log_tilted_cells(beta: float, k: np.ndarray, lo: np.ndarray, hi: np.ndarray
         q_closed = (beta - 1.0) * np.log(lo) - log_k - float(gammaln(beta)) + np.log(np.maximum(1.0, ratio))
         p_closed = np.where(small, xs_lo, np.inf) + beta * np.log(hi) - float(gammaln(beta + 1.0))
         closed = np.minimum(q_closed, p_closed)
-        closed = _pad(closed, np.abs(beta * np.log(hi)) + np.abs(q_closed) + beta * np.abs(log_k) + 700.0)
+        closed = _pad(closed, np.abs(closed) + np.abs(beta * np.log(hi)) + beta * np.abs(log_k) + 700.0)
     return np.where(small & (cell > 1e-280), scipy_side, closed)
 
 
