@@ -81,6 +81,7 @@ EXAMPLES: dict[type, list[Any]] = {
     dpc.PermuteAndFlip: [dpc.PermuteAndFlip(0.0), dpc.PermuteAndFlip(0.8)],
     dpc.SparseVector: [dpc.SparseVector(0.3, 0.5), dpc.SparseVector(0.1, 0.2, c=3, monotone=True)],
     dpc.RandomAllocation: [dpc.RandomAllocation(dpc.Gaussian(1.0), steps=4, per_epoch=2),
+                           dpc.RandomAllocation(dpc.Gaussian(1.5), steps=3),  # amplified Renyi curve
                            dpc.RandomAllocation(dpc.RandomizedResponse(0.5), steps=3),
                            dpc.RandomAllocation(dpc.ZCDP(0.5), steps=5, per_epoch=3)],
     dpc.Subsampled: [
@@ -110,6 +111,9 @@ RENYI_BELOW_PAIR = {
     # curve is the sup over t of theirs, exact for the class: tests/test_bounded_range.py
     dpc.BoundedRange,
     dpc.ReportNoisyMaxGumbel,  # accounted as BoundedRange
+    # the pair is the un-amplified epoch (an upper bound); one Gaussian step per epoch has the
+    # amplified curve below it: tests/test_random_allocation_rdp.py checks it against truth
+    dpc.RandomAllocation,
 }
 #: classes whose Renyi curve is a certified upper bound that is not exact (checked here never to
 #: be below the pair; their own tests bound the excess)

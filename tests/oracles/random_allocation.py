@@ -81,3 +81,34 @@ def gaussian_epoch_directions_t2(mu, e):
 
     pts = [-mp.inf, -8, -4, -2, 0, 2, 4, 8, mp.inf]
     return mp.quad(f_qp, pts), mp.quad(f_pq, pts)
+
+
+def gaussian_epoch_log_moment_t2(mu, gamma):
+    """Exact log E_P[L^gamma] for t = 2, k = 1, Gaussian steps (L = dQ/dP, P without the record).
+
+    gamma = alpha gives the remove direction's Renyi moment, gamma = 1 - alpha the add
+    direction's (E_Q[(P/Q)^alpha] = E_P[L^(1 - alpha)]). With u, v as in
+    gaussian_epoch_directions_t2, L = e^{-mu^2/2} e^{a u} cosh(a v), u and v independent
+    N(0, 1), so E[L^gamma] = e^{-gamma mu^2/2 + gamma^2 a^2/2} E_v[cosh(a v)^gamma], one
+    mpmath quadrature (errs on neither side beyond the quadrature error).
+    """
+    mu, gamma = mp.mpf(mu), mp.mpf(gamma)
+    a = mu / mp.sqrt(2)
+    inner = mp.quad(lambda v: mp.npdf(v) * mp.cosh(a * v) ** gamma, [-mp.inf, -8, -4, 0, 4, 8, mp.inf])
+    return -gamma * mu * mu / 2 + gamma * gamma * a * a / 2 + mp.log(inner)
+
+
+def gaussian_epoch_remove_moment(mu, t, n):
+    """Exact E[M^n], M = (1/t) sum_i e^{mu z_i - mu^2/2}, integer n, by enumerating every composition of n.
+
+    E[prod_i w_i^{j_i}] = prod_i e^{mu^2 j_i (j_i - 1)/2}; the multinomial sum over all
+    (j_1, ..., j_t) with sum n, in mpmath (exact up to the working precision).
+    """
+    mu = mp.mpf(mu)
+    total = mp.mpf(0)
+    for js in itertools.product(range(n + 1), repeat=t):
+        if sum(js) != n:
+            continue
+        coef = mp.factorial(n) / mp.fprod(mp.factorial(j) for j in js)
+        total += coef * mp.fprod(mp.exp(mu * mu * j * (j - 1) / 2) for j in js)
+    return total / mp.mpf(t) ** n

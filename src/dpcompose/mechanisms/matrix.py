@@ -113,11 +113,13 @@ class RandomAllocation(Mechanism):
     may depend on the earlier steps' outputs. Compose ``(RandomAllocation(...), epochs)``
     for several epochs (independent allocations).
 
-    Accounted **without amplification**: an epoch is dominated by ``k`` un-amplified
-    invocations of ``mechanism`` (the rules are those of the k-fold composition, see
-    :mod:`dpcompose.representations.random_allocation`). This is an upper bound, never
-    attained in general (random allocation does amplify; the amplified bounds of Chua et
-    al. and Feldman-Shenfeld are not implemented).
+    Accounted **without amplification** by every rule but one: an epoch is dominated by
+    ``k`` un-amplified invocations of ``mechanism`` (the rules are those of the k-fold
+    composition, see :mod:`dpcompose.representations.random_allocation`), an upper bound,
+    never attained in general. The exception: for ``k = 1`` and a ``Gaussian`` step the
+    Renyi curve is amplified, certified from the exact balls-in-bins pair in both directions
+    (:mod:`dpcompose.representations.random_allocation_rdp`), so ``method="rdp"`` and
+    ``"auto"`` certify the amplification; pld and the theorems stay un-amplified.
 
     Proof (one epoch; the neighbouring relation is the inner mechanism's). Let the record
     that differs be x, its step set S (uniform k-subset) and A the allocation of the other
@@ -145,7 +147,9 @@ class RandomAllocation(Mechanism):
         form of it exists (``k = 1``: the mechanism itself; ``Gaussian``: sensitivity times
         :math:`\sqrt{k}`; ``ZCDP``: :math:`k\rho`); any other inner mechanism with
         k > 1 is refused with :class:`~dpcompose.errors.NoRuleError` (compose the inner
-        mechanism ``k * epochs`` times instead). No lower bound is claimed.
+        mechanism ``k * epochs`` times instead). For ``k = 1`` and a ``Gaussian`` step the
+        Renyi curve is the smaller of that and the amplified balls-in-bins curve. No lower
+        bound is claimed.
 
     References:
         Chua, Ghazi, Harrison, Leeman, Kamath, Kumar, Manurangsi, Sinha and Zhang,

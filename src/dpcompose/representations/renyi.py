@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from .._numerics.arrays import sorted_unique
 from .._numerics.rounding import MACHINE_EPSILON
 from ..errors import InvalidParameterError
+from ..mechanisms import describe
 
-__all__ = ["DEFAULT_ORDERS", "check_orders"]
+__all__ = ["DEFAULT_ORDERS", "check_orders", "register_curve_note", "curve_notes"]
 
 #: The default grid of Renyi orders: fractional orders from 1.001 (useful for very long
 #: compositions), quarter steps up to 10, every integer up to 64, then a sparse tail up to
@@ -85,6 +86,25 @@ def check_orders(orders: Any = None) -> np.ndarray:
             )
         values.append(x)
     return sorted_unique(np.asarray(values, dtype=float))
+
+
+#: families whose Renyi curve is one of several bounds say which (``method="rdp"``'s provenance)
+_CURVE_NOTES: dict[type, Callable[[Any], str]] = {}
+
+
+def register_curve_note(cls: type, note: Callable[[Any], str]) -> None:
+    """``note(m)`` names the bound behind ``renyi_curve(m)`` for mechanisms of class ``cls`` (exact type)."""
+    _CURVE_NOTES[cls] = note
+
+
+def curve_notes(mechanisms: Iterable[Any]) -> dict[str, str]:
+    """``{description: note}`` for the mechanisms whose family registered a curve note."""
+    out: dict[str, str] = {}
+    for m in mechanisms:
+        note = _CURVE_NOTES.get(type(m))
+        if note is not None:
+            out[describe(m)] = note(m)
+    return out
 
 
 def _orders_arg(orders: Any) -> np.ndarray:

@@ -14,7 +14,7 @@ from ...guarantee import Guarantee
 from ...mechanisms import describe
 from ..registry import register_method
 from ...representations import pure_epsilon, renyi_curve
-from ...representations.renyi import _orders_arg, check_orders
+from ...representations.renyi import _orders_arg, check_orders, curve_notes
 from .conversion import _CONVERSION, rdp_to_delta, rdp_to_epsilon
 
 __all__ = ["compose_rdp", "rdp"]
@@ -96,4 +96,7 @@ def rdp(groups: Groups, *, orders: Any = None) -> Guarantee:
         "pure_dp_epsilon": pure,
         "neighbours": "as stated by each mechanism (add/remove one record for Poisson subsampling)",
     }
+    notes = curve_notes(m for m, _ in groups)
+    if notes:
+        provenance["renyi_curves"] = notes
     return Guarantee("rdp", epsilon_upper=epsilon_upper, delta_upper=delta_upper, provenance=provenance)
