@@ -23,6 +23,9 @@ from .substitution import substitution_hull
 __all__ = ["PLDAccountant"]
 
 _COARSE = 8  # secondary directions start on a grid this many times coarser
+#: a lower single grid whose mass deficit times its count exceeds this is rounded down
+#: instead (see PLDAccountant._grid)
+_ROUND_DOWN_LOSS = 1.0
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -123,8 +126,16 @@ class PLDAccountant:
         self._add_level(h0)
 
     # -- building -----------------------------------------------------------------
-    def _grid(self, m: Mechanism, direction: str, kind: str, h: float) -> GridPLD:
-        """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution")."""
+    def _grid(self, m: Mechanism, direction: str, kind: str, h: float, count: int = 1) -> GridPLD:
+        """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution").
+
+        ``count``: how many copies will be composed. For the lower kind, the balanced
+        coarsening removes a surplus of mass per copy; where ``count`` times what it
+        removes beyond the rounded-down model exceeds :data:`_ROUND_DOWN_LOSS`, the composed
+        lower measure would keep less than about ``e^-1`` of its mass, and the model that rounds losses down (keeping all of it,
+        :func:`~.discretize._round_down`) is used instead. Both are dominated by the true
+        composition, so the choice changes tightness only.
+        """
         override = None
         if kind == "lower":
             eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
@@ -138,6 +149,11 @@ class PLDAccountant:
                                eps_override=override)
             self._models[key] = model
         d = discretize(model, h, kind)
+        if kind == "lower" and count > 1 and d.p.size:
+            down = discretize(model, h, kind, round_down=True)  # from the same cached bin sums
+            if count * (float(down.p.sum()) - float(d.p.sum())) > _ROUND_DOWN_LOSS:
+                d = down
+                self.info.setdefault("lower_rounded_down", []).append(describe(m))
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
@@ -162,7 +178,7 @@ class PLDAccountant:
         tau_op = self.tail_mass / (8.0 * (2 * len(pieces) + 1))
         parts: list[GridPLD] = []
         for m, d, c in pieces:
-            g = self_compose(self._grid(m, d, kind, h), c, tau_op, self.max_points)
+            g = self_compose(self._grid(m, d, kind, h, c), c, tau_op, self.max_points)
             parts.append(_truncate(g, tau_op))
         while len(parts) > 1:
             parts.sort(key=lambda g: g.p.size)
