@@ -26,6 +26,9 @@ _COARSE = 8  # secondary directions start on a grid this many times coarser
 #: a lower single grid whose mass deficit times its count exceeds this is rounded down
 #: instead (see PLDAccountant._grid)
 _ROUND_DOWN_LOSS = 1.0
+#: a query whose delta is below the grids' round-off divided by _TILT_ABOVE is answered also
+#: from a tilted composition (methods.pld.tilted), and the tighter answer is kept
+_TILT_ABOVE = 1e-2
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -115,6 +118,7 @@ class PLDAccountant:
         self.total_count = sum(k for _, k in plan)
         self.levels: list[dict[str, Any]] = []
         self._models: dict[Any, Any] = {}
+        self._tilted_cache: dict[Any, Any] = {}  # tilted compositions (methods.pld.tilted), by query tilt
         self.info: dict[str, Any] = {
             "tolerance": tolerance, "tail_mass": tail_mass, "max_points": max_points,
             "directions": {"upper": list(self.upper_directions), "lower": list(self.lower_directions)},
@@ -172,13 +176,20 @@ class PLDAccountant:
         j = self.mixes[direction][i]
         return [("remove", j), ("add", k - j)]
 
+    def _pieces(self, direction: str) -> list[tuple[Mechanism, str, int]]:
+        """(mechanism, its direction, count) of every group composed in ``direction``."""
+        return [(m, d, c) for i, (m, k) in enumerate(self.plan) for d, c in self._split(i, direction) if c]
+
     def _build(self, direction: str, kind: str, h: float) -> GridPLD:
-        pieces = [(m, d, c) for i, (m, k) in enumerate(self.plan)
-                  for d, c in self._split(i, direction) if c]
-        tau_op = self.tail_mass / (8.0 * (2 * len(pieces) + 1))
+        pieces = self._pieces(direction)
+        return self._compose([(self._grid(m, d, kind, h, c), c) for m, d, c in pieces])
+
+    def _compose(self, singles: list[tuple[GridPLD, int]]) -> GridPLD:
+        """The composition of ``count`` copies of each single grid (also used by :mod:`.tilted`)."""
+        tau_op = self.tail_mass / (8.0 * (2 * len(singles) + 1))
         parts: list[GridPLD] = []
-        for m, d, c in pieces:
-            g = self_compose(self._grid(m, d, kind, h, c), c, tau_op, self.max_points)
+        for single, c in singles:
+            g = self_compose(single, c, tau_op, self.max_points)
             parts.append(_truncate(g, tau_op))
         while len(parts) > 1:
             parts.sort(key=lambda g: g.p.size)
@@ -295,14 +306,56 @@ class PLDAccountant:
             lv["info"].setdefault("lower_unavailable", {})[direction] = str(exc)
             return None
 
+    # -- tiny delta: the round-off relative to the tail (methods.pld.tilted) -------------
+    def _round_off(self, kind: str) -> float:
+        """The largest numerical error of the finest level's ``kind`` curves built so far."""
+        errs = self.levels[-1]["info"]["numerical_error"]
+        return max((v for k, v in errs.items() if k.split("/")[1] == kind), default=0.0)
+
+    def _tilted(self, kind: str, **query: float) -> list[Any] | None:
+        """One tilted curve per direction of ``kind`` on the finest grid (None: one failed)."""
+        from .tilted import tilted_curve
+
+        dirs = self.upper_directions if kind == "upper" else self.lower_directions
+        h = self.levels[-1]["h"]
+        curves = [tilted_curve(self, d, kind, h, **query) for d in dirs]
+        if any(c is None for c in curves):
+            return None
+        # the tilts used so far (provenance)
+        self.info["tilted"] = sorted({c.lam for c in curves if c is not None} | set(self.info.get("tilted", [])))
+        return curves
+
     def epsilon_upper(self, delta: float) -> float:
-        return self._eps_upper(delta)
+        e = self._eps_upper(delta)
+        if 0.0 < delta and self._round_off("upper") > _TILT_ABOVE * delta:
+            curves = self._tilted("upper", delta=delta)
+            if curves is not None:
+                hi = e if math.isfinite(e) else max(c.lmax for c in curves) + 1.0
+                e = min(e, max(c.epsilon(delta, 0.0, hi) for c in curves))
+        return e
 
     def epsilon_lower(self, delta: float) -> float:
-        return self._eps_lower(delta)
+        e = self._eps_lower(delta)
+        if 0.0 < delta and self._round_off("lower") > _TILT_ABOVE * delta:
+            curves = self._tilted("lower", delta=delta)
+            if curves is not None:
+                hi = self.epsilon_upper(delta)  # certified, tilted too where it helps
+                if math.isfinite(hi):
+                    e = max(e, max(c.epsilon(delta, e, hi) for c in curves))
+        return e
 
     def delta_upper(self, eps: float) -> float:
-        return min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
+        d = min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
+        if math.isfinite(eps) and d > 0.0 and self._round_off("upper") > _TILT_ABOVE * d:
+            curves = self._tilted("upper", eps=eps)
+            if curves is not None:
+                d = min(d, max(c.delta(eps) for c in curves))
+        return d
 
     def delta_lower(self, eps: float) -> float:
-        return self._best_lower("delta", eps)
+        d = self._best_lower("delta", eps)
+        if math.isfinite(eps) and self._round_off("lower") > _TILT_ABOVE * max(d, 1e-300):
+            curves = self._tilted("lower", eps=eps)
+            if curves is not None:
+                d = max(d, max(c.delta(eps) for c in curves))
+        return d
