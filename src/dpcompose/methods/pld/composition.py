@@ -26,8 +26,9 @@ _COARSE = 8  # secondary directions start on a grid this many times coarser
 #: a lower single grid whose mass deficit times its count exceeds this is rounded down
 #: instead (see PLDAccountant._grid)
 _ROUND_DOWN_LOSS = 1.0
-#: a query whose delta is below the grids' round-off divided by _TILT_ABOVE is answered also
-#: from a tilted composition (methods.pld.tilted), and the tighter answer is kept
+#: a query whose delta is below the grids' round-off divided by _TILT_ABOVE (and whose answer
+#: that round-off moves by more than a tenth of the tolerance) is answered also from a tilted
+#: composition (methods.pld.tilted), and the tighter answer is kept
 _TILT_ABOVE = 1e-2
 
 
@@ -325,9 +326,21 @@ class PLDAccountant:
         self.info["tilted"] = sorted({c.lam for c in curves if c is not None} | set(self.info.get("tilted", [])))
         return curves
 
+    def _shift_small(self, moved: float, at: float) -> bool:
+        """Whether the round-off moved an epsilon by at most a tenth of the tolerance."""
+        return moved <= 0.1 * self.tolerance * max(at, 1.0)
+
+    def _plain_delta_upper(self, eps: float) -> float:
+        return min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
+
+    # Where the tilted curves are built: the plain grid's round-off ``ro`` exceeds
+    # _TILT_ABOVE of the queried delta and, without it, the answer would move by more than a
+    # tenth of the tolerance (relative, in epsilon). Either answer is certified.
     def epsilon_upper(self, delta: float) -> float:
         e = self._eps_upper(delta)
-        if 0.0 < delta and self._round_off("upper") > _TILT_ABOVE * delta:
+        ro = self._round_off("upper")
+        if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
+                math.isfinite(e) and self._shift_small(e - self._eps_upper(delta + ro), e)):
             curves = self._tilted("upper", delta=delta)
             if curves is not None:
                 hi = e if math.isfinite(e) else max(c.lmax for c in curves) + 1.0
@@ -336,7 +349,9 @@ class PLDAccountant:
 
     def epsilon_lower(self, delta: float) -> float:
         e = self._eps_lower(delta)
-        if 0.0 < delta and self._round_off("lower") > _TILT_ABOVE * delta:
+        ro = self._round_off("lower")
+        if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
+                delta > ro and self._shift_small(self._eps_lower(delta - ro) - e, e)):
             curves = self._tilted("lower", delta=delta)
             if curves is not None:
                 hi = self.epsilon_upper(delta)  # certified, tilted too where it helps
@@ -345,17 +360,24 @@ class PLDAccountant:
         return e
 
     def delta_upper(self, eps: float) -> float:
-        d = min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
-        if math.isfinite(eps) and d > 0.0 and self._round_off("upper") > _TILT_ABOVE * d:
-            curves = self._tilted("upper", eps=eps)
-            if curves is not None:
-                d = min(d, max(c.delta(eps) for c in curves))
+        d = self._plain_delta_upper(eps)
+        ro = self._round_off("upper")
+        if math.isfinite(eps) and d > 0.0 and ro > _TILT_ABOVE * d:
+            # small shift: the curve rises by more than ro within a tenth of the tolerance
+            near = eps - 0.1 * self.tolerance * max(eps, 1.0)
+            if not (near > 0.0 and self._plain_delta_upper(near) - d >= ro):
+                curves = self._tilted("upper", eps=eps)
+                if curves is not None:
+                    d = min(d, max(c.delta(eps) for c in curves))
         return d
 
     def delta_lower(self, eps: float) -> float:
         d = self._best_lower("delta", eps)
-        if math.isfinite(eps) and self._round_off("lower") > _TILT_ABOVE * max(d, 1e-300):
-            curves = self._tilted("lower", eps=eps)
-            if curves is not None:
-                d = max(d, max(c.delta(eps) for c in curves))
+        ro = self._round_off("lower")
+        if math.isfinite(eps) and ro > _TILT_ABOVE * max(d, 1e-300):
+            far = eps + 0.1 * self.tolerance * max(eps, 1.0)
+            if not (d - self._best_lower("delta", far) >= ro):
+                curves = self._tilted("lower", eps=eps)
+                if curves is not None:
+                    d = max(d, max(c.delta(eps) for c in curves))
         return d
