@@ -30,6 +30,7 @@ _ROUND_DOWN_LOSS = 1.0
 #: that round-off moves by more than a tenth of the tolerance) is answered also from a tilted
 #: composition (methods.pld.tilted), and the tighter answer is kept
 _TILT_ABOVE = 1e-2
+_TILT_CURVES = 3  # tilted curves a kind's delta queries may build (methods.pld.tilted)
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -313,18 +314,42 @@ class PLDAccountant:
         errs = self.levels[-1]["info"]["numerical_error"]
         return max((v for k, v in errs.items() if k.split("/")[1] == kind), default=0.0)
 
-    def _tilted(self, kind: str, **query: float) -> list[Any] | None:
+    def _tilted(self, kind: str, near: float = 0.25, **query: float) -> list[Any] | None:
         """One tilted curve per direction of ``kind`` on the finest grid (None: one failed)."""
         from .tilted import tilted_curve
 
         dirs = self.upper_directions if kind == "upper" else self.lower_directions
         h = self.levels[-1]["h"]
-        curves = [tilted_curve(self, d, kind, h, **query) for d in dirs]
+        curves = [tilted_curve(self, d, kind, h, near=near, **query) for d in dirs]
         if any(c is None for c in curves):
             return None
         # the tilts used so far (provenance)
         self.info["tilted"] = sorted({c.lam for c in curves if c is not None} | set(self.info.get("tilted", [])))
         return curves
+
+    def _tilted_delta(self, kind: str, eps: float) -> float | None:
+        """The tightest delta at ``eps`` over every tilted curve built so far (any tilt is valid),
+        the maximum over directions; None where a direction has none."""
+        from .tilted import TiltedCurve
+
+        h = self.levels[-1]["h"]
+        dirs = self.upper_directions if kind == "upper" else self.lower_directions
+        built = sum(1 for key, c in self._tilted_cache.items()
+                    if key[1:3] == (kind, h) and isinstance(c, TiltedCurve))
+        # delta queries (an epsilon query's inversion asks many) reuse a curve whose tilt is
+        # within a factor 2, and build at most _TILT_CURVES per kind
+        if self._tilted(kind, near=1.0 if built < _TILT_CURVES * len(dirs) else math.inf, eps=eps) is None \
+                and not built:
+            return None
+        vals = []
+        for d in dirs:
+            cs = [c for key, c in self._tilted_cache.items()
+                  if key[:3] == (d, kind, h) and isinstance(c, TiltedCurve)]
+            if not cs:
+                return None
+            ds = [c.delta(eps) for c in cs]
+            vals.append(min(ds) if kind == "upper" else max(ds))
+        return max(vals)
 
     def _shift_small(self, moved: float, at: float) -> bool:
         """Whether the round-off moved an epsilon by at most a tenth of the tolerance."""
@@ -340,7 +365,7 @@ class PLDAccountant:
         e = self._eps_upper(delta)
         ro = self._round_off("upper")
         if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
-                math.isfinite(e) and self._shift_small(e - self._eps_upper(delta + ro), e)):
+                math.isfinite(e) and self._shift_small(e - self._eps_upper(delta + 2.0 * ro), e)):
             curves = self._tilted("upper", delta=delta)
             if curves is not None:
                 hi = e if math.isfinite(e) else max(c.lmax for c in curves) + 1.0
@@ -351,7 +376,7 @@ class PLDAccountant:
         e = self._eps_lower(delta)
         ro = self._round_off("lower")
         if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
-                delta > ro and self._shift_small(self._eps_lower(delta - ro) - e, e)):
+                delta > 2.0 * ro and self._shift_small(self._eps_lower(delta - 2.0 * ro) - e, e)):
             curves = self._tilted("lower", delta=delta)
             if curves is not None:
                 hi = self.epsilon_upper(delta)  # certified, tilted too where it helps
@@ -363,12 +388,12 @@ class PLDAccountant:
         d = self._plain_delta_upper(eps)
         ro = self._round_off("upper")
         if math.isfinite(eps) and d > 0.0 and ro > _TILT_ABOVE * d:
-            # small shift: the curve rises by more than ro within a tenth of the tolerance
+            # small shift: the curve rises by more than 2 ro within a tenth of the tolerance
             near = eps - 0.1 * self.tolerance * max(eps, 1.0)
-            if not (near > 0.0 and self._plain_delta_upper(near) - d >= ro):
-                curves = self._tilted("upper", eps=eps)
-                if curves is not None:
-                    d = min(d, max(c.delta(eps) for c in curves))
+            if not (near > 0.0 and self._plain_delta_upper(near) - d >= 2.0 * ro):
+                t = self._tilted_delta("upper", eps)
+                if t is not None:
+                    d = min(d, t)
         return d
 
     def delta_lower(self, eps: float) -> float:
@@ -376,8 +401,8 @@ class PLDAccountant:
         ro = self._round_off("lower")
         if math.isfinite(eps) and ro > _TILT_ABOVE * max(d, 1e-300):
             far = eps + 0.1 * self.tolerance * max(eps, 1.0)
-            if not (d - self._best_lower("delta", far) >= ro):
-                curves = self._tilted("lower", eps=eps)
-                if curves is not None:
-                    d = max(d, max(c.delta(eps) for c in curves))
+            if not (d - self._best_lower("delta", far) >= 2.0 * ro):
+                t = self._tilted_delta("lower", eps)
+                if t is not None:
+                    d = max(d, t)
         return d

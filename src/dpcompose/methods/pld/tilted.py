@@ -58,36 +58,39 @@ __all__ = ["TiltedCurve", "best_lambda", "tilted_curve"]
 U = UNIT_ROUNDOFF
 
 
-def _log_mgf(g: GridPLD, lam: float) -> float:
-    """log sum_j p_j e^{lam l_j} over g's finite masses (-inf when there are none)."""
-    pos = g.p > 0.0
-    if not pos.any():
-        return -math.inf
-    x = lam * (np.arange(g.start, g.stop, dtype=float)[pos] * g.h) + np.log(g.p[pos])
-    xm = float(x.max())
-    return xm + math.log(float(np.exp(x - xm).sum()))
-
-
 def best_lambda(singles: list[tuple[GridPLD, int]], *, delta: float | None = None,
                 eps: float | None = None) -> float:
     """The tilt that minimises the Chernoff bound for the query (a heuristic: any works).
 
     For an epsilon query at ``delta``: :math:`\\min_\\lambda (K(\\lambda) - \\log\\delta)/\\lambda`;
     for a delta query at ``eps``: :math:`\\min_\\lambda K(\\lambda) - \\lambda\\varepsilon`, with
-    :math:`K(\\lambda) = \\sum_i k_i \\log \\sum_j p_{ij} e^{\\lambda l_j}`, by SciPy's
-    bounded scalar minimisation over :math:`\\log_2 \\lambda \\in [-10, 10]`, rounded to a quarter.
+    :math:`K(\\lambda) = \\sum_i k_i \\log \\sum_j p_{ij} e^{\\lambda l_j}`, over
+    :math:`\\log_2 \\lambda` in quarter steps within :math:`[-10.75, 10.75]`.
     """
+    # all finite masses in one array (one pass per lambda): per-single maxima factored out
+    parts = [(g.p > 0.0) for g, _ in singles]
+    logp = np.concatenate([np.log(g.p[pos]) for (g, _), pos in zip(singles, parts)])
+    loss = np.concatenate([np.arange(g.start, g.stop, dtype=float)[pos] * g.h
+                           for (g, _), pos in zip(singles, parts)])
+    sizes = np.array([int(pos.sum()) for pos in parts])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    counts = np.array([float(c) for _, c in singles])
+
     def f(t: float) -> float:
         lam = 2.0 ** t
-        k = sum(c * _log_mgf(g, lam) for g, c in singles)
+        x = lam * loss + logp
+        xm = np.maximum.reduceat(x, starts)
+        sums = np.add.reduceat(np.exp(x - np.repeat(xm, sizes)), starts)
+        k = float(np.dot(counts, xm + np.log(sums)))
         if delta is not None:
             return (k - math.log(delta)) / lam
         return k - lam * (eps if eps is not None else 0.0)
 
-    from scipy.optimize import minimize_scalar  # only for tiny-delta queries (cold start)
-
-    res = minimize_scalar(f, bounds=(-10.0, 10.0), method="bounded", options={"xatol": 0.05})
-    return 2.0 ** (round(4.0 * float(res.x)) / 4.0)
+    # whole powers of two first, then quarter steps around the best (the tilts are quantized
+    # to quarters anyway, so nearby queries share a composition)
+    t0 = min(range(-10, 11), key=f)
+    best = min((t0 + i / 4.0 for i in range(-3, 4)), key=f)
+    return 2.0 ** best
 
 
 def _tilt(g: GridPLD, lam: float) -> tuple[GridPLD, float, float]:
@@ -195,21 +198,35 @@ class TiltedCurve:
 
 
 def tilted_curve(acc: "PLDAccountant", direction: str, kind: str, h: float, *,
-                 delta: float | None = None, eps: float | None = None) -> TiltedCurve | None:
+                 delta: float | None = None, eps: float | None = None,
+                 near: float = 0.25) -> TiltedCurve | None:
     """The tilted curve of ``direction`` and ``kind`` on grid ``h`` for one query (cached on acc).
 
-    None when a grid does not fit or a single grid has no finite mass.
+    A cached curve whose tilt is within ``near`` (in log2) of the query's best is reused;
+    ``near = inf`` never builds a new one. None when a grid does not fit, a single grid has
+    no finite mass, or nothing is cached with ``near = inf``.
     """
     from .grid import GridTooLargeError
 
-    singles = [(acc._grid(m, d, kind, h, c), c) for m, d, c in acc._pieces(direction)]
+    cache = acc._tilted_cache
+    skey = ("singles", direction, kind, h)
+    if skey not in cache:
+        cache[skey] = [(acc._grid(m, d, kind, h, c), c) for m, d, c in acc._pieces(direction)]
+    singles = cache[skey]
     if any(not g.p.size or not (g.p > 0).any() for g, _ in singles):
         return None
     lam = best_lambda(singles, delta=delta, eps=eps)
-    cache = acc._tilted_cache
     key = (direction, kind, h, lam)
     if key in cache:
         return cache[key]
+    # a curve already built with a tilt within a quarter step serves as well (any tilt is
+    # valid; an epsilon query's inversion asks delta at many epsilons, each with its own tilt)
+    for key0, c0 in cache.items():
+        if (key0[:3] == (direction, kind, h) and isinstance(c0, TiltedCurve)
+                and abs(math.log2(key0[3] / lam)) <= near):
+            return c0
+    if math.isinf(near):
+        return None
     tilted, log_z, log_mass, mag_z, mag_m = [], 0.0, 0.0, 0.0, 0.0
     for g, c in singles:
         t, lz, m = _tilt(g, lam)
