@@ -30,7 +30,6 @@ _ROUND_DOWN_LOSS = 1.0
 #: that round-off moves by more than a tenth of the tolerance) is answered also from a tilted
 #: composition (methods.pld.tilted), and the tighter answer is kept
 _TILT_ABOVE = 1e-2
-_TILT_CURVES = 3  # tilted curves a kind's delta queries may build (methods.pld.tilted)
 
 
 def _floor_to_grid(eps: float, h: float) -> float:
@@ -120,7 +119,8 @@ class PLDAccountant:
         self.total_count = sum(k for _, k in plan)
         self.levels: list[dict[str, Any]] = []
         self._models: dict[Any, Any] = {}
-        self._tilted_cache: dict[Any, Any] = {}  # tilted compositions (methods.pld.tilted), by query tilt
+        self._tilted_cache: dict[Any, Any] = {}  # tilted compositions (methods.pld.tilted), by tilt
+        self._singles: dict[Any, GridPLD] = {}  # single grids, by (m, direction, kind, h, count)
         self.info: dict[str, Any] = {
             "tolerance": tolerance, "tail_mass": tail_mass, "max_points": max_points,
             "directions": {"upper": list(self.upper_directions), "lower": list(self.lower_directions)},
@@ -142,6 +142,10 @@ class PLDAccountant:
         :func:`~.discretize._round_down`) is used instead. Both are dominated by the true
         composition, so the choice changes tightness only.
         """
+        skey = (m, direction, kind, h, count)
+        cached = self._singles.get(skey)
+        if cached is not None:
+            return cached
         override = None
         if kind == "lower":
             eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
@@ -166,7 +170,9 @@ class PLDAccountant:
         slack = 16.0 * MACHINE_EPSILON * (top + h)
         if direction == "substitution" and _is_wor(m):
             d = substitution_hull(d, h, slack)
-        return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+        single = GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+        self._singles[skey] = single  # read again by the tilted compositions (methods.pld.tilted)
+        return single
 
     def _split(self, i: int, direction: str) -> list[tuple[str, int]]:
         """The (direction, count) pieces of group ``i`` of the plan in a composed direction."""
@@ -334,12 +340,12 @@ class PLDAccountant:
 
         h = self.levels[-1]["h"]
         dirs = self.upper_directions if kind == "upper" else self.lower_directions
-        built = sum(1 for key, c in self._tilted_cache.items()
-                    if key[1:3] == (kind, h) and isinstance(c, TiltedCurve))
-        # delta queries (an epsilon query's inversion asks many) reuse a curve whose tilt is
-        # within a factor 2, and build at most _TILT_CURVES per kind
-        if self._tilted(kind, near=1.0 if built < _TILT_CURVES * len(dirs) else math.inf, eps=eps) is None \
-                and not built:
+        built = any(key[1:3] == (kind, h) and isinstance(c, TiltedCurve)
+                    for key, c in self._tilted_cache.items())
+        # a delta query builds a tilted curve (at its own best tilt) only where none exists:
+        # an epsilon query's inversion asks delta at many epsilons near its answer, where the
+        # curve its epsilon_upper built is the right one (any curve gives a valid bound)
+        if not built and self._tilted(kind, eps=eps) is None:
             return None
         vals = []
         for d in dirs:
