@@ -158,8 +158,8 @@ class Curve:
           :math:`|\delta| \le u` (the ``expm1`` ulp counted as two), so the relative error
           is at most :math:`\gamma_{n+3}` (Higham, Lemma 3.1).
 
-        The result is multiplied by :math:`1 \pm 2\gamma_{n+3}` toward the curve's side
-        (the second :math:`\gamma_{n+3} \ge 3u` covers that product's own two roundings), so the upper curve's value is
+        The result is multiplied by :math:`1 \pm (\gamma_{n+3} + 4u)` toward the curve's side
+        (the :math:`4u` covers the rounding of that factor and of the product), so the upper curve's value is
         never below ``S`` and the lower curve's never above it. The losses' own rounding
         (``fl(i h)`` against ``i h``, and ``g.slack``) is covered by the shift, not here.
         ``tests/test_pld_decaying_sums.py::test_delta_finite_rounding_bound_against_mpmath``
@@ -171,7 +171,7 @@ class Curve:
         j0 = max(0, int(np.searchsorted(self.loss, eps, side="right")))
         l = self.loss[j0:]
         s = float(np.dot(self.g.p[j0:], -np.expm1(eps - l)))
-        rel = 2.0 * finite_sum_error(l.size)
+        rel = finite_sum_error(l.size) + 4.0 * UNIT_ROUNDOFF
         return s * (1.0 + rel) if self.g.kind == "upper" else s * (1.0 - rel)
 
     # -- upper ------------------------------------------------------------------
