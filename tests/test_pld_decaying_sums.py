@@ -66,3 +66,44 @@ def test_many_blocks_carry_the_sum_across():
 @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=60), st.floats(1e-8, 50.0))
 def test_blocked_sums_match_the_exact_recurrence_property(xs, h):
     _check(np.array(xs), math.exp(-h))
+
+
+@at_least_digits(60)
+def _exact_finite(p: np.ndarray, loss: np.ndarray, eps: float):
+    """sum over loss_j > eps of p_j (1 - e^{eps - loss_j}), the doubles taken exactly."""
+    e = mp.mpf(eps)
+    return mp.fsum(mp.mpf(float(pj)) * -mp.expm1(e - mp.mpf(float(lj)))
+                   for pj, lj in zip(p, loss) if lj > eps)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delta_finite_rounding_bound_against_mpmath(seed):
+    """Curve.delta_finite's stated bound |s - S| <= gamma_{n+3} S (its docstring), against an
+    mpmath sum of the same doubles; and the value returned is on the curve's side of S."""
+    from dpcompose.methods.pld.curve import Curve, finite_sum_error
+    from dpcompose.methods.pld.grid import GridPLD
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 3000))
+    h = float(rng.choice([1e-4, 3.7e-3, 0.05, 1.0]))
+    start = int(rng.integers(-n, n))
+    # masses over many orders of magnitude (the worst case for absolute-error sums)
+    p = np.exp(rng.uniform(-80.0, 0.0, n))
+    p /= p.sum()
+    for kind in ("upper", "lower"):
+        c = Curve(GridPLD(kind, h, start, p.copy()))
+        for q in (0.0, 0.2, 0.5, 0.9, 0.999):
+            eps = max(0.0, float(c.loss[0] + q * (c.loss[-1] - c.loss[0])))
+            shifted = c._shift(eps)
+            j0 = int(np.searchsorted(c.loss, shifted, side="right"))
+            m = c.loss.size - j0
+            exact = _exact_finite(p, c.loss, shifted)
+            # the raw double sum, as delta_finite computes it before rounding outward
+            raw = float(np.dot(p[j0:], -np.expm1(shifted - c.loss[j0:])))
+            assert abs(mp.mpf(raw) - exact) <= finite_sum_error(m) * exact
+            got = c.delta_finite(eps)
+            if kind == "upper":
+                assert mp.mpf(got) >= exact
+            else:
+                assert mp.mpf(got) <= exact
+            assert abs(mp.mpf(got) - exact) <= 3 * finite_sum_error(m) * exact

@@ -74,3 +74,48 @@ def test_window_estimate_picks_a_grid_that_fits_first():
     assert acc.levels[0]["h"] >= floor
     assert pld_method._window_floor([(dpc.Laplace(20.0), 500)], 1e-4, 1e-14, max_points) == 0.0
     assert math.isfinite(acc.levels[0]["h"])
+
+
+@pytest.mark.parametrize("eps,k,h,points", [
+    (1000.0, 40, 0.3, (40 * 1000.0 - 300.0, 40 * 1000.0 - 40.0, 40 * 1000.0 - 3.0)),
+    (1000.0, 200, 0.7, (200 * 1000.0 - 300.0, 200 * 1000.0 - 3.0)),
+    (1.0, 2, 0.05, (0.0, 0.3, 1.0, 1.9)),
+    (3.0, 2, 0.2, (0.5, 2.0, 5.5)),
+])
+def test_round_down_lower_model_brackets_the_truth(eps, k, h, points, monkeypatch):
+    """The lower model that rounds every loss down (kept mass) is below the exact k-fold
+    profile, forced here on grids it would not be chosen for. Truth: the Gamma mixture for
+    eps = 1000 (it errs low by at most k e^{-eps}: ``slack``), the two-fold closed form
+    with quadrature otherwise."""
+    from oracles.laplace import laplace2_delta_mp
+
+    from dpcompose.methods.pld import composition
+
+    def exact(e):
+        return laplace_kfold_delta_mp(eps, k, e) if eps >= 100 else laplace2_delta_mp(eps, e)
+
+    monkeypatch.setattr(composition, "_ROUND_DOWN_LOSS", -1.0)  # always round down
+    g = dpc.compose([(dpc.Laplace(1.0 / eps), k)], method="pld", discretization=h)
+    slack = k * mp.exp(-eps) if eps >= 100 else 0
+    for e in points:
+        d_lo, d_hi = g.delta_bounds(e)
+        x = exact(e)
+        assert d_lo <= x + slack and d_hi >= x
+    assert g.delta_bounds(points[0])[0] > 0.0  # and it says something
+    for d in (1e-9, 1e-3):
+        lo, hi = g.epsilon_bounds(d)
+        lo_x, hi_x = epsilon_bracket_mp(exact, d, hi=k * eps)
+        assert lo <= hi_x and hi >= lo_x
+    assert g.provenance["pld"]["lower_rounded_down"]  # (the lower curve is built lazily)
+
+
+def test_huge_count_of_1000_dp_laplace_meets_the_tolerance():
+    """Laplace(1e-3) x 10^6 (issue 14): the grid is sized from the answer's size (~1e9, the
+    tolerance is relative), the lower model rounds losses down (the balanced one would keep
+    e^{-600} of its mass on that grid), and the bracket meets the tolerance."""
+    g = dpc.compose([(dpc.Laplace(1e-3), 10 ** 6)], method="pld")
+    lo, hi = g.epsilon_bounds(1e-6)
+    assert 0.0 < lo <= hi <= 1e9  # below the pure-DP sum (exact for the upper atoms)
+    assert (hi - lo) / hi <= 1e-4
+    assert g.provenance["pld"]["lower_rounded_down"]
+    assert "caveats" not in g.provenance  # the tolerance is met: no "coarsened" caveat

@@ -32,6 +32,13 @@ from .substitution import substitution_hull
 __all__ = ["PLDAccountant", "cached_loss_model"]
 
 _COARSE = 8  # secondary directions start on a grid this many times coarser
+#: a lower single grid whose mass deficit times its count exceeds this is rounded down
+#: instead (see PLDAccountant._grid)
+_ROUND_DOWN_LOSS = 1.0
+#: a query whose delta is below the grids' round-off divided by _TILT_ABOVE (and whose answer
+#: that round-off moves by more than a tenth of the tolerance) is answered also from a tilted
+#: composition (methods.pld.tilted), and the tighter answer is kept
+_TILT_ABOVE = 1e-2
 
 
 def cached_loss_model(m: Mechanism, direction: str, tail: float,
@@ -137,6 +144,8 @@ class PLDAccountant:
         self.max_points = max_points
         self.total_count = sum(k for _, k in plan)
         self.levels: list[dict[str, Any]] = []
+        self._tilted_cache: dict[Any, Any] = {}  # tilted compositions (methods.pld.tilted), by tilt
+        self._singles: dict[Any, GridPLD] = {}  # single grids, by (m, direction, kind, h, count)
         self.info: dict[str, Any] = {
             "tolerance": tolerance, "tail_mass": tail_mass, "max_points": max_points,
             "directions": {"upper": list(self.upper_directions), "lower": list(self.lower_directions)},
@@ -148,8 +157,20 @@ class PLDAccountant:
         self._add_level(h0)
 
     # -- building -----------------------------------------------------------------
-    def _grid(self, m: Mechanism, direction: str, kind: str, h: float) -> GridPLD:
-        """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution")."""
+    def _grid(self, m: Mechanism, direction: str, kind: str, h: float, count: int = 1) -> GridPLD:
+        """One invocation of ``m`` in ``direction`` ("remove", "add" or "substitution").
+
+        ``count``: how many copies will be composed. For the lower kind, the balanced
+        coarsening removes a surplus of mass per copy; where ``count`` times what it
+        removes beyond the rounded-down model exceeds :data:`_ROUND_DOWN_LOSS`, the composed
+        lower measure would keep less than about ``e^-1`` of its mass, and the model that rounds losses down (keeping all of it,
+        :func:`~.discretize._round_down`) is used instead. Both are dominated by the true
+        composition, so the choice changes tightness only.
+        """
+        skey = (m, direction, kind, h, count)
+        cached = self._singles.get(skey)
+        if cached is not None:
+            return cached
         override = None
         if kind == "lower":
             eps = pair_epsilon(m)  # None for subsampled and continuous (Gaussian) pairs
@@ -159,13 +180,20 @@ class PLDAccountant:
         own = kind == "lower" and lower_model_is_own(m)  # a thinning: a model of its own
         model = cached_loss_model(m, base, self.tail_mass / (8.0 * self.total_count), override, own)
         d = discretize(model, h, kind)
+        if kind == "lower" and count > 1 and d.p.size:
+            down = discretize(model, h, kind, round_down=True)  # from the same cached bin sums
+            if count * (float(down.p.sum()) - float(d.p.sum())) > _ROUND_DOWN_LOSS:
+                d = down
+                self.info.setdefault("lower_rounded_down", []).append(describe(m))
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
         slack = 16.0 * MACHINE_EPSILON * (top + h)
         if direction == "substitution" and _is_wor(m):
             d = substitution_hull(d, h, slack)
-        return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+        single = GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+        self._singles[skey] = single  # read again by the tilted compositions (methods.pld.tilted)
+        return single
 
     def _split(self, i: int, direction: str) -> list[tuple[str, int]]:
         """The (direction, count) pieces of group ``i`` of the plan in a composed direction."""
@@ -177,13 +205,20 @@ class PLDAccountant:
         j = self.mixes[direction][i]
         return [("remove", j), ("add", k - j)]
 
+    def _pieces(self, direction: str) -> list[tuple[Mechanism, str, int]]:
+        """(mechanism, its direction, count) of every group composed in ``direction``."""
+        return [(m, d, c) for i, (m, k) in enumerate(self.plan) for d, c in self._split(i, direction) if c]
+
     def _build(self, direction: str, kind: str, h: float) -> GridPLD:
-        pieces = [(m, d, c) for i, (m, k) in enumerate(self.plan)
-                  for d, c in self._split(i, direction) if c]
-        tau_op = self.tail_mass / (8.0 * (2 * len(pieces) + 1))
+        pieces = self._pieces(direction)
+        return self._compose([(self._grid(m, d, kind, h, c), c) for m, d, c in pieces])
+
+    def _compose(self, singles: list[tuple[GridPLD, int]]) -> GridPLD:
+        """The composition of ``count`` copies of each single grid (also used by :mod:`.tilted`)."""
+        tau_op = self.tail_mass / (8.0 * (2 * len(singles) + 1))
         parts: list[GridPLD] = []
-        for m, d, c in pieces:
-            g = self_compose(self._grid(m, d, kind, h), c, tau_op, self.max_points)
+        for single, c in singles:
+            g = self_compose(single, c, tau_op, self.max_points)
             parts.append(_truncate(g, tau_op))
         while len(parts) > 1:
             parts.sort(key=lambda g: g.p.size)
@@ -308,14 +343,101 @@ class PLDAccountant:
             lv["info"].setdefault("lower_unavailable", {})[direction] = str(exc)
             return None
 
-    def epsilon_upper(self, delta: float) -> float:
-        return self._eps_upper(delta)
+    # -- tiny delta: the round-off relative to the tail (methods.pld.tilted) -------------
+    def _round_off(self, kind: str) -> float:
+        """The largest numerical error of the finest level's ``kind`` curves built so far."""
+        errs = self.levels[-1]["info"]["numerical_error"]
+        return max((v for k, v in errs.items() if k.split("/")[1] == kind), default=0.0)
 
-    def epsilon_lower(self, delta: float) -> float:
-        return self._eps_lower(delta)
+    def _tilted(self, kind: str, near: float = 0.25, **query: float) -> list[Any] | None:
+        """One tilted curve per direction of ``kind`` on the finest grid (None: one failed)."""
+        from .tilted import tilted_curve
 
-    def delta_upper(self, eps: float) -> float:
+        dirs = self.upper_directions if kind == "upper" else self.lower_directions
+        h = self.levels[-1]["h"]
+        curves = [tilted_curve(self, d, kind, h, near=near, **query) for d in dirs]
+        if any(c is None for c in curves):
+            return None
+        # the tilts used so far (provenance)
+        self.info["tilted"] = sorted({c.lam for c in curves if c is not None} | set(self.info.get("tilted", [])))
+        return curves
+
+    def _tilted_delta(self, kind: str, eps: float) -> float | None:
+        """The tightest delta at ``eps`` over every tilted curve built so far (any tilt is valid),
+        the maximum over directions; None where a direction has none."""
+        from .tilted import TiltedCurve
+
+        h = self.levels[-1]["h"]
+        dirs = self.upper_directions if kind == "upper" else self.lower_directions
+        built = any(key[1:3] == (kind, h) and isinstance(c, TiltedCurve)
+                    for key, c in self._tilted_cache.items())
+        # a delta query builds a tilted curve (at its own best tilt) only where none exists:
+        # an epsilon query's inversion asks delta at many epsilons near its answer, where the
+        # curve its epsilon_upper built is the right one (any curve gives a valid bound)
+        if not built and self._tilted(kind, eps=eps) is None:
+            return None
+        vals = []
+        for d in dirs:
+            cs = [c for key, c in self._tilted_cache.items()
+                  if key[:3] == (d, kind, h) and isinstance(c, TiltedCurve)]
+            if not cs:
+                return None
+            ds = [c.delta(eps) for c in cs]
+            vals.append(min(ds) if kind == "upper" else max(ds))
+        return max(vals)
+
+    def _shift_small(self, moved: float, at: float) -> bool:
+        """Whether the round-off moved an epsilon by at most a tenth of the tolerance."""
+        return moved <= 0.1 * self.tolerance * max(at, 1.0)
+
+    def _plain_delta_upper(self, eps: float) -> float:
         return min(max(self._dir_values(lv, "delta", eps).values()) for lv in self.levels)
 
+    # Where the tilted curves are built: the plain grid's round-off ``ro`` exceeds
+    # _TILT_ABOVE of the queried delta and, without it, the answer would move by more than a
+    # tenth of the tolerance (relative, in epsilon). Either answer is certified.
+    def epsilon_upper(self, delta: float) -> float:
+        e = self._eps_upper(delta)
+        ro = self._round_off("upper")
+        if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
+                math.isfinite(e) and self._shift_small(e - self._eps_upper(delta + 2.0 * ro), e)):
+            curves = self._tilted("upper", delta=delta)
+            if curves is not None:
+                hi = e if math.isfinite(e) else max(c.lmax for c in curves) + 1.0
+                e = min(e, max(c.epsilon(delta, 0.0, hi) for c in curves))
+        return e
+
+    def epsilon_lower(self, delta: float) -> float:
+        e = self._eps_lower(delta)
+        ro = self._round_off("lower")
+        if 0.0 < delta and ro > _TILT_ABOVE * delta and not (
+                delta > 2.0 * ro and self._shift_small(self._eps_lower(delta - 2.0 * ro) - e, e)):
+            curves = self._tilted("lower", delta=delta)
+            if curves is not None:
+                hi = self.epsilon_upper(delta)  # certified, tilted too where it helps
+                if math.isfinite(hi):
+                    e = max(e, max(c.epsilon(delta, e, hi) for c in curves))
+        return e
+
+    def delta_upper(self, eps: float) -> float:
+        d = self._plain_delta_upper(eps)
+        ro = self._round_off("upper")
+        if math.isfinite(eps) and d > 0.0 and ro > _TILT_ABOVE * d:
+            # small shift: the curve rises by more than 2 ro within a tenth of the tolerance
+            near = eps - 0.1 * self.tolerance * max(eps, 1.0)
+            if not (near > 0.0 and self._plain_delta_upper(near) - d >= 2.0 * ro):
+                t = self._tilted_delta("upper", eps)
+                if t is not None:
+                    d = min(d, t)
+        return d
+
     def delta_lower(self, eps: float) -> float:
-        return self._best_lower("delta", eps)
+        d = self._best_lower("delta", eps)
+        ro = self._round_off("lower")
+        if math.isfinite(eps) and ro > _TILT_ABOVE * max(d, 1e-300):
+            far = eps + 0.1 * self.tolerance * max(eps, 1.0)
+            if not (d - self._best_lower("delta", far) >= 2.0 * ro):
+                t = self._tilted_delta("lower", eps)
+                if t is not None:
+                    d = max(d, t)
+        return d

@@ -14,7 +14,7 @@ import numpy as np
 from ..._numerics.rounding import UNIT_ROUNDOFF
 from .grid import GridPLD, dot
 
-__all__ = ["Curve"]
+__all__ = ["Curve", "finite_sum_error"]
 
 #: each block of :func:`decaying_sums` spans at most this much decay (e^350 < 2^506), so its
 #: scaled terms and their sums stay far from overflow (x <= 1 here: probabilities)
@@ -58,6 +58,13 @@ def decaying_sums(x: np.ndarray, e: float) -> np.ndarray:
         y[j0:j0 + m] = blk
         carry = e * float(blk[-1])
     return y
+
+
+def finite_sum_error(n: int) -> float:
+    r""":math:`\gamma_{n+3} = (n + 3) u / (1 - (n + 3) u)`: the relative rounding bound of
+    :meth:`Curve.delta_finite`'s sum of ``n`` non-negative terms (see there)."""
+    m = (n + 3) * UNIT_ROUNDOFF
+    return m / (1.0 - m)
 
 
 class Curve:
@@ -127,13 +134,46 @@ class Curve:
         return eps - margin if self.g.kind == "upper" else eps + margin
 
     def delta_finite(self, eps: float) -> float:
-        """sum over l_j > eps of p_j (1 - e^{eps - l_j}), accurately (positive terms)."""
+        r"""The finite part of delta at ``eps``, rounded up (upper curve) or down (lower curve).
+
+        With :math:`\varepsilon'` the shifted epsilon (:meth:`_shift`), ``p_j`` and the
+        losses ``l_j = fl((start + j) h)`` as stored, the sum is
+        :math:`S = \sum_{l_j > \varepsilon'} p_j w_j`, :math:`w_j = 1 - e^{\varepsilon' - l_j}`,
+        over :math:`n` terms, all non-negative.
+
+        Rounding bound: the value computed in doubles, ``s``, satisfies
+        :math:`|s - S| \le \gamma_{n+3} S` with :math:`\gamma_m = m u / (1 - m u)`,
+        :math:`u = 2^{-53}` (:func:`finite_sum_error`), because
+
+        - the argument :math:`x_j = \varepsilon' - l_j < 0` is one correctly rounded
+          subtraction, :math:`\hat x = x (1 + \theta)`, :math:`|\theta| \le u`, which
+          moves :math:`1 - e^{x}` by a relative at most
+          :math:`u\, y e^{y u} / (e^{y} - 1) \le u` (mean value theorem, :math:`y = -x > 0`);
+        - ``expm1`` is faithful (within one ulp: :math:`2u` relative) and the negation is exact;
+        - an inner product of :math:`n` terms in any order of summation (BLAS blocks and
+          pairs) has :math:`|fl(x^T y) - x^T y| \le \gamma_n |x|^T |y|` (Higham, "Accuracy
+          and Stability of Numerical Algorithms", 2nd ed., Sec. 3.1, eq. (3.5)), and
+          :math:`|x|^T |y| = x^T y` here since every term is non-negative;
+        - together each term carries :math:`n + 3` factors :math:`1 + \delta`,
+          :math:`|\delta| \le u` (the ``expm1`` ulp counted as two), so the relative error
+          is at most :math:`\gamma_{n+3}` (Higham, Lemma 3.1).
+
+        The result is multiplied by :math:`1 \pm (\gamma_{n+3} + 4u)` toward the curve's side
+        (the :math:`4u` covers the rounding of that factor and of the product), so the upper curve's value is
+        never below ``S`` and the lower curve's never above it. The losses' own rounding
+        (``fl(i h)`` against ``i h``, and ``g.slack``) is covered by the shift, not here.
+        ``tests/test_pld_decaying_sums.py::test_delta_finite_rounding_bound_against_mpmath``
+        checks the bound against an mpmath sum of the same doubles.
+        """
         eps = self._shift(eps)
         if not self.g.p.size or eps >= self.lmax:
             return 0.0
         j0 = max(0, int(np.searchsorted(self.loss, eps, side="right")))
         l = self.loss[j0:]
-        return dot(self.g.p[j0:], -np.expm1(eps - l))
+        # pairwise summation (grid.dot): its error is within the recursive sum's bound used here
+        s = dot(self.g.p[j0:], -np.expm1(eps - l))
+        rel = finite_sum_error(l.size) + 4.0 * UNIT_ROUNDOFF
+        return s * (1.0 + rel) if self.g.kind == "upper" else s * (1.0 - rel)
 
     # -- upper ------------------------------------------------------------------
     def delta_upper(self, eps: float) -> float:

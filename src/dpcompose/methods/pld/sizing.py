@@ -89,6 +89,17 @@ def _spacing_floor(plan: list[tuple[Mechanism, int]], tail_mass: float, max_poin
 def _window_floor(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float, max_points: int) -> float:
     """A spacing below which the composed window would not fit in max_points (0.0: no estimate).
 
+    The first value of :func:`_probe`.
+    """
+    return _probe(plan, h0, tail_mass, max_points)[0]
+
+
+def _probe(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float,
+           max_points: int) -> tuple[float, float]:
+    """``(floor, scale)``: the window floor, and an estimate of the answer's size (0.0: none).
+
+    ``floor``: a spacing below which the composed window would not fit in max_points.
+
     Huge counts of wide loss laws (``Laplace(1e-3)`` x 10^6: a window of ~3.5e4 in loss)
     need a grid far coarser than the tolerance's. Found by composing at that spacing, the
     refusal comes after the fine single grid was built (seconds for millions of points);
@@ -98,6 +109,11 @@ def _window_floor(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float
     point: every grid is still checked before it is allocated (GridTooLargeError) and
     every grid gives certified bounds, so the estimate changes speed and the grid chosen,
     never a bound's validity.
+
+    ``scale`` (only where a floor is returned): the composed loss's mean less five standard
+    deviations, from the same probe grids (their finite part), the largest over directions:
+    roughly the smallest epsilon a query at delta below 1/2 can have. :func:`_accountant`
+    reads it as the size of the answer the relative tolerance refers to.
     """
     tau = tail_mass / (8.0 * sum(k for _, k in plan))
     directions = ("remove", "add") if any(_two_way(m) for m, _ in plan) else ("remove",)
@@ -106,21 +122,26 @@ def _window_floor(plan: list[tuple[Mechanism, int]], h0: float, tail_mass: float
     spans = {(m, dm): _loss_range(m, dm, tau) for d in directions for m, _, dm in rows[d]}
     span = {key: (hi - lo if hi > lo else 0.0) for key, (lo, hi, _) in spans.items()}
     if max(span.values()) / h0 <= _PROBE_ABOVE:
-        return 0.0
+        return 0.0, 0.0
     if max(sum(k * span[(m, dm)] for m, k, dm in rows[d]) for d in directions) / h0 <= 0.8 * max_points:
-        return 0.0
+        return 0.0, 0.0
     tau_op = tail_mass / (8.0 * (2 * len(plan) + 1))  # as PLDAccountant._build
-    width = 0.0
+    width = scale = 0.0
     for d in directions:
-        w = 0.0
+        w = mean = var = 0.0
         for m, k, dm in rows[d]:
             hp = max(h0, span[(m, dm)] / _PROBE_POINTS)
             g = discretize(cached_loss_model(m, dm, tau), hp, "upper")
             if g.p.size:
                 w0, w1 = _chernoff_window(GridPLD("upper", hp, g.start, g.p, g.inf), k, tau_op)
                 w += (w1 - w0 + 2) * hp
+                loss = np.arange(g.start, g.start + g.p.size, dtype=float) * hp
+                m1 = float(np.dot(g.p, loss)) / float(g.p.sum())
+                mean += k * m1
+                var += k * float(np.dot(g.p, (loss - m1) ** 2)) / float(g.p.sum())
         width = max(width, w)
-    return width / (0.8 * max_points)
+        scale = max(scale, mean - 5.0 * math.sqrt(var))
+    return width / (0.8 * max_points), scale
 
 
 def _accountant(plan: list[tuple[Mechanism, int]], tol: float, h_fixed: float | None,
@@ -143,7 +164,17 @@ def _accountant(plan: list[tuple[Mechanism, int]], tol: float, h_fixed: float | 
                 f"a larger max_points, or leave discretization = None (automatic).")
         return PLDAccountant(plan, h0=h_fixed, tolerance=tol, tail_mass=tail, max_points=max_pts)
     h_tol = _auto_h(plan, tol)
-    floor = max(floor, _window_floor(plan, _auto_h(plan, tol, floor), tail, max_pts))
+    window, scale = _probe(plan, _auto_h(plan, tol, floor), tail, max_pts)
+    if window > h_tol:
+        # the window alone forces a grid coarser than the tolerance's; when the answer is
+        # huge (Laplace(1e-3) x 10^6: ~1e9) the tolerance (relative) allows coarser still:
+        # each copy's loss moves by at most h in either model, so the bracket is at most
+        # about (total count) h wide, held here to half of tol * scale
+        h_rel = 0.5 * tol * scale / sum(k for _, k in plan)
+        # the tolerance's spacing (aligned as _auto_h aligns): no "coarsened" caveat up to it
+        h_tol = max(h_tol, _auto_h(plan, tol, h_rel))
+        window = max(window, h_rel)
+    floor = max(floor, window)
     for _ in range(_MAX_ATTEMPTS):
         h0 = _auto_h(plan, tol, floor)
         try:
