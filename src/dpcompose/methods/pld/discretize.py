@@ -85,8 +85,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 from numpy.polynomial.legendre import leggauss
@@ -97,8 +96,10 @@ from ..._numerics.logspace import LOG_SQRT_2PI
 from ..._numerics.rounding import MACHINE_EPSILON
 from ...errors import MethodNotApplicableError
 from ...mechanisms import Mechanism, describe
-from ...representations import DominatingPair, SubsampledPair, dominating_pair, lower_pair
+from ...representations import SubsampledPair, dominating_pair, lower_pair
 from ...representations.pairs import ArrayFn
+from .grid_index import _grid_index_up_float, grid_index_up, on_grid
+from .pair_facts import has_lower_model, lower_grid_spacing, lower_model_is_own, pair_epsilon
 
 log_ndtr = lazy_function("scipy.special", "log_ndtr")  # imported on first use (cold start)
 ndtri = lazy_function("scipy.special", "ndtri")  # imported on first use (cold start)
@@ -144,65 +145,6 @@ class LossModel:
     atom_mass: list[float] = field(default_factory=list)
     inf_mass: float = 0.0
     segments: list[Segment] = field(default_factory=list)
-
-
-# ---------------------------------------------------------------------------
-# what pld reads from a mechanism's pair
-
-
-def pair_epsilon(m: Mechanism) -> float | None:
-    """The epsilon the mechanism's (not subsampled) pair is built from, else None.
-
-    It decides the lower model's smaller epsilon, 0-DP and non-private members.
-    """
-    pair = dominating_pair(m)
-    return pair.epsilon if isinstance(pair, DominatingPair) else None
-
-
-def has_lower_model(m: Mechanism) -> bool:
-    """Whether ``m`` has a pair for lower bounds: its own if attained, else a thinning of it.
-
-    (:func:`~dpcompose.representations.lower_pair`; the discretized lower bound of either is one.)
-    """
-    return lower_pair(dominating_pair(m)) is not None
-
-
-def lower_model_is_own(m: Mechanism) -> bool:
-    """Whether the lower model of ``m`` reads a pair other than the upper model's (a thinning).
-
-    Callers that cache loss models key the lower one apart exactly then (otherwise both
-    kinds share one model and its quadrature).
-    """
-    pair = dominating_pair(m)
-    return lower_pair(pair) is not pair
-
-
-def lower_grid_spacing(mechanisms: Iterable[Mechanism], h: float) -> float:
-    """The lower grids' spacing: ``a / ceil(a / h)`` when every mechanism's lower pair is a
-    thinning on one loss lattice ``a Z`` (its ``grid_anchor``; the discrete Gaussian) or has
-    no atoms (the Gaussian), else ``h``.
-
-    On that grid every atom of the thinnings sits on a grid point (to a few ulps, which the
-    lower placement absorbs), so the lower discretization loses no first-order mass
-    (rounding each atom down to the grid would shift every loss by up to ``h``). Only a
-    spacing in ``[h/2, h]`` is taken (at most twice the points; a caller whose grid does not
-    fit falls back to ``h``); any spacing gives a valid lower bound.
-    """
-    anchors = set()
-    for m in mechanisms:
-        pair = dominating_pair(m)
-        thin = lower_pair(pair)
-        if isinstance(thin, DominatingPair) and not thin.atoms:
-            continue  # a continuous pair (the Gaussian's): second order on any grid
-        if thin is pair or not isinstance(thin, DominatingPair) or thin.grid_anchor is None:
-            return h
-        anchors.add(thin.grid_anchor)
-    if len(anchors) != 1:
-        return h
-    a = anchors.pop()
-    if not (math.isfinite(a) and a >= 0.5 * h):
-        return h
-    return a / math.ceil(a / h)
 
 
 # ---------------------------------------------------------------------------
@@ -388,38 +330,6 @@ def _cut_low_loss_tail(seg: Segment, tail: float) -> None:
 
 # ---------------------------------------------------------------------------
 # discretization
-
-
-def grid_index_up(loss: float, h: float) -> int:
-    """The i with (i - 1) h < loss <= i h, compared exactly (as rationals).
-
-    Grid index arithmetic under composition is exact (index i stands for the exact
-    value i * h), so "on the grid" must mean exact equality: e.g. 10 * 0.01 == 0.1 in
-    doubles, but the exact product of the doubles is below the double 0.1, and placing
-    randomized response's loss 0.1 at index 10 under-reported delta.
-    """
-    i = math.ceil(loss / h)
-    fl, fh = Fraction(loss), Fraction(h)
-    while i * fh < fl:
-        i += 1
-    while (i - 1) * fh >= fl:
-        i -= 1
-    return i
-
-
-def _grid_index_up_float(loss: float, h: float) -> int:
-    """The i with (i - 1) h < loss <= i h in the floating-point arithmetic of i * h."""
-    i = math.ceil(loss / h)
-    while i * h < loss:
-        i += 1
-    while (i - 1) * h >= loss:
-        i -= 1
-    return i
-
-
-def on_grid(loss: float, i: int, h: float) -> bool:
-    """Whether loss is exactly i * h (exact rational comparison)."""
-    return Fraction(loss) == i * Fraction(h)
 
 
 @dataclass
