@@ -388,3 +388,13 @@ def test_grid_multiples_in_doubles_do_not_under_report(eps_list, h):
             lo, hi = g.delta_bounds(e)
             assert hi >= float(exact), (e, hi, float(exact))
             assert lo <= float(exact) * (1 + 1e-12)
+
+
+def test_gauss_legendre_constants_are_leggauss():
+    """The written-out 4-point Gauss-Legendre rule of pld's quadrature is numpy's, bit for bit."""
+    from numpy.polynomial.legendre import leggauss
+
+    from dpcompose.methods.pld import discretize
+
+    x, w = leggauss(4)
+    assert discretize._GL_X.tobytes() == x.tobytes() and discretize._GL_W.tobytes() == w.tobytes()

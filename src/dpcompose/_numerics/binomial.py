@@ -4,7 +4,8 @@ r"""Binomial log-masses with a bound on their floating-point error (the optimal 
 and Accurate Computation of Binomial Probabilities", 2000): ``stirlerr`` and ``bd0``
 keep the error of a log-mass a few ulps of its own size rather than of
 :math:`\log c!`. :func:`chernoff_window` cuts a binomial to the outcomes outside of
-which a Chernoff bound leaves a given mass.
+which a Chernoff bound leaves a given mass (it and :func:`kl_bernoulli` live in the numpy-free
+:mod:`.binomial_scalar`, with the one-point forms of the log-mass).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 
 import numpy as np
 
+from .binomial_scalar import LOADER_MIN_N, LOG_FACTORIAL, chernoff_window, kl_bernoulli
 from .lazy import lazy_function
 from .logspace import LOG_SQRT_2PI
 from .rounding import UNIT_ROUNDOFF
@@ -22,12 +24,9 @@ gammaln = lazy_function("scipy.special", "gammaln")  # imported on first use (co
 __all__ = ["kl_bernoulli", "chernoff_window", "stirlerr", "bd0", "log_binom_pmf", "log_factorial",
            "LOADER_MIN_N"]
 
-#: below this many trials, gammaln differences are accurate enough
-LOADER_MIN_N = 64
-
-#: log(n!) for n = 0..LOADER_MIN_N from the exact integer n!: one rounding to a double, one
-#: of the log (error within 2 ulps of log(n!)), no SciPy import for small binomials
-_LOG_FACTORIAL = np.array([math.log(math.factorial(n)) for n in range(LOADER_MIN_N + 1)])
+#: log(n!) for n = 0..LOADER_MIN_N (:data:`.binomial_scalar.LOG_FACTORIAL`) as an array: no
+#: SciPy import for small binomials
+_LOG_FACTORIAL = np.array(LOG_FACTORIAL)
 
 
 def log_factorial(n: np.ndarray | float) -> np.ndarray:
@@ -40,55 +39,6 @@ def log_factorial(n: np.ndarray | float) -> np.ndarray:
     if a.size == 0 or bool(np.all((a >= 0.0) & (a <= LOADER_MIN_N) & (a == np.floor(a)))):
         return _LOG_FACTORIAL[a.astype(np.intp)]
     return gammaln(a + 1.0)
-
-
-def _rel_entr(x: float, y: float) -> float:
-    """``scipy.special.rel_entr`` for scalars: x log(x/y), 0 at x = 0 (y >= 0), inf elsewhere."""
-    if math.isnan(x) or math.isnan(y):
-        return math.nan
-    if x > 0.0 and y > 0.0:
-        return x * math.log(x / y)
-    return 0.0 if x == 0.0 and y >= 0.0 else math.inf
-
-
-def kl_bernoulli(x: float, q: float) -> float:
-    """The Kullback-Leibler divergence D(Bernoulli(x) || Bernoulli(q))."""
-    return _rel_entr(x, q) + _rel_entr(1.0 - x, 1.0 - q)
-
-
-def chernoff_window(c: int, q: float, exponent: float) -> tuple[int, int]:
-    """[lo, hi] with P[X < lo] and P[X > hi] each <= e^{-exponent} for X ~ Bin(c, q).
-
-    Chernoff: P[X <= a] <= exp(-c D(a/c || q)) for a <= cq (and symmetrically above).
-    """
-    T = exponent
-    mean = c * q
-    # lower end: largest a <= mean with c D(a/c || q) >= T; then lo = a + 1
-    if c * kl_bernoulli(0.0, q) < T:
-        lo = 0
-    else:
-        a_lo, a_hi = 0, int(math.floor(mean))  # D(a_lo) >= T; find the last such
-        while a_hi - a_lo > 1:
-            mid = (a_lo + a_hi) // 2
-            if c * kl_bernoulli(mid / c, q) >= T:
-                a_lo = mid
-            else:
-                a_hi = mid
-        lo = a_lo + 1
-    if c * kl_bernoulli(1.0, q) < T:
-        hi = c
-    else:
-        b_lo, b_hi = int(math.ceil(mean)), c  # D(b_hi) >= T; find the first such
-        while b_hi - b_lo > 1:
-            mid = (b_lo + b_hi) // 2
-            if c * kl_bernoulli(mid / c, q) >= T:
-                b_hi = mid
-            else:
-                b_lo = mid
-        hi = b_hi - 1
-    lo = max(0, min(lo, c))
-    hi = max(lo, min(hi, c))
-    return lo, hi
 
 
 def _stirlerr_series(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

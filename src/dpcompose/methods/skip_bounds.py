@@ -97,7 +97,7 @@ def optimal_skip_bound(groups: Groups, *, error: float | None = None,
     (one group, or a small product of binomial windows) are run eagerly.
     """
     from .optimal.lattice import LATTICE_MAX_K
-    from .optimal.lossdist import _Binomial
+    from .optimal.window import _Binomial
     from .optimal.method import DEFAULT_MAX_EXACT_SUPPORT, MAX_WINDOW, MIXED_SMALL_SUPPORT
 
     support_limit = DEFAULT_MAX_EXACT_SUPPORT if max_exact_support is None else max_exact_support

@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # numpy is imported where an array is made (cold start, issue
     import numpy as np
 
 from .._record import record_methods
-from .._numerics.logspace import expit
+from .._numerics.logspace import expit, softplus
 
 __all__ = ["PairAtom", "PairSegment", "DominatingPair", "SubsampledPair", "rr_atoms", "delta_atoms", "lower_pair"]
 
@@ -211,11 +211,10 @@ def rr_atoms(epsilon: float, scale: float = 1.0, log_scale: float = 0.0) -> tupl
     if math.isinf(epsilon):
         return (PairAtom(math.inf, 0.0, scale, -math.inf, log_scale),
                 PairAtom(-math.inf, scale, 0.0, log_scale, -math.inf))
-    import numpy as np
-
     hi, lo = float(expit(epsilon)), float(expit(-epsilon))
-    log_hi = -float(np.logaddexp(0.0, -epsilon))  # log(e^eps / (1 + e^eps))
-    log_lo = -float(np.logaddexp(0.0, epsilon))   # log(1 / (1 + e^eps))
+    # numpy's logaddexp(0, -+eps), operation for operation (no numpy import: cold start)
+    log_hi = -softplus(-epsilon)  # log(e^eps / (1 + e^eps))
+    log_lo = -softplus(epsilon)   # log(1 / (1 + e^eps))
     return (PairAtom(epsilon, scale * lo, scale * hi, log_lo + log_scale, log_hi + log_scale),
             PairAtom(-epsilon, scale * hi, scale * lo, log_hi + log_scale, log_lo + log_scale))
 

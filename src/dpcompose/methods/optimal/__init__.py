@@ -88,10 +88,13 @@ Size limits: one group of k identical mechanisms up to a binomial window of
 :data:`MAX_WINDOW` terms (k up to about 1.5e11 at small epsilon; k = 10^9 takes about
 a second, k = 10^6 milliseconds); above that a clear MethodNotApplicableError.
 
-Modules: :mod:`.lossdist` (certified evaluation of a finite loss distribution; binomial
-windows and their exact enumeration), :mod:`.lattice` (the certified bracket for many
-distinct epsilons), :mod:`.method` (the composition object, the registered method and
-the public functions).
+Modules: :mod:`.sums` (certified evaluation of a sorted finite loss distribution from its
+prefix sums, shared by both builds), :mod:`.window` (the binomial window of one group, and
+its prefix sums built in pure Python, in blocks, for windows up to
+:data:`~.window.PY_WINDOW_MAX` outcomes: the first query at k = 10^6 needs no numpy),
+:mod:`.lossdist` (the numpy build: larger windows, exact enumeration of products of windows,
+the mixed path), :mod:`.lattice` (the certified bracket for many distinct epsilons),
+:mod:`.method` (the composition object, the registered method and the public functions).
 """
 
 from __future__ import annotations

@@ -17,17 +17,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..._numerics.binomial import LOADER_MIN_N, chernoff_window, log_binom_pmf, log_factorial
 from ..._numerics.inversion import invert_delta_to_epsilon
-from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF, nudge_up
+from ..._numerics.rounding import SMALLEST_SUBNORMAL, UNIT_ROUNDOFF
 from ...errors import MethodNotApplicableError
-from ...representations.pairs import rr_atoms
+from .sums import _LossSums, _max_loss
+from .window import _Binomial
 
-#: Chernoff exponent of the binomial window: the mass left out is <= 2 e^{-T} per group
-_TAIL_EXPONENT = 800.0
+__all__ = ["_LossDist", "_Binomial", "_exact_dist", "_MixedDist", "_max_loss"]
 
 
-class _LossDist:
+class _LossDist(_LossSums):
     r"""A finitely supported privacy-loss distribution under :math:`P`, evaluated safely.
 
     ``upper(x)`` and ``lower(x)`` bracket :math:`\sum_s P_s (1 - e^{x - L_s})_+` plus
@@ -91,60 +90,15 @@ class _LossDist:
         self.tail = float(tail)
         self.abs_err = float(abs_err)
 
-    # -- evaluation ------------------------------------------------------------
+    # -- evaluation (the scalar forms are :class:`~.sums._LossSums`') ---------------
+    def _rho(self, i: int) -> float:
+        return float(self.rho[i])
+
     def _count_above(self, x: float) -> int:
         return int(np.searchsorted(self.negL, -x, side="left"))
 
-    def _A(self, m: int) -> float:
-        return math.exp(self.logA[m - 1]) if m > 0 else 0.0
-
-    def _D(self, m: int, x: float) -> tuple[float, float, float]:
-        """(A_m - e^x B_m, A_m, relative error bound of A_m and B_m), m = number of terms."""
-        if m == 0:
-            return 0.0, 0.0, 0.0
-        la, lb = float(self.logA[m - 1]), float(self.logB[m - 1])
-        a = math.exp(la)
-        r = min(0.0, lb + x - la)
-        # the rounding of lb + x - la is a relative error u (|lb| + |x| + |la|) of e^x B
-        rho = float(self.rho[m - 1]) + 4.0 * UNIT_ROUNDOFF * (abs(lb) + abs(x) + abs(la) + 1.0)
-        return a * -math.expm1(r), a, rho
-
-    def _parts(self, x: float) -> tuple[float, float, float, float, float]:
-        """(D over the surely positive terms, their mass, its relative error, exact boundary terms, unresolved bound).
-
-        Terms whose computed loss is within ``tol`` of x are resolved with the exact
-        (rational) loss when known, otherwise bounded by ``2 tol`` times their mass.
-        """
-        m_sure = self._count_above(x + self.tol)
-        m_maybe = self._count_above(x - self.tol)
-        d, a, rho = self._D(m_sure, x)
-        boundary, unresolved = 0.0, 0.0
-        if m_maybe > m_sure:
-            if self.exact_loss is not None and m_maybe - m_sure <= 64:
-                fx = Fraction(x)
-                for s in range(m_sure, m_maybe):
-                    gap = self.exact_loss(int(self.orig[s])) - fx
-                    if gap > 0:
-                        boundary += math.exp(self.lp[s]) * -math.expm1(-float(gap))
-            else:
-                unresolved = 2.0 * self.tol * self._A(m_maybe)
-        return d, a, rho, boundary, unresolved
-
-    def upper(self, x: float) -> float:
-        if x >= self.max_loss:
-            return 0.0
-        d, a, rho, bd, unres = self._parts(x)
-        up = d + 2.0 * rho * a + bd * (1.0 + rho + 8.0 * UNIT_ROUNDOFF) + unres
-        up += self.tail + self.abs_err
-        if a > 0.0 or bd > 0.0 or unres > 0.0:
-            up += 1e-322  # covers underflow of the terms
-        return up
-
-    def lower(self, x: float) -> float:
-        if x >= self.max_loss:
-            return 0.0
-        d, a, rho, bd, _ = self._parts(x)
-        return max(0.0, d - 2.0 * rho * a + bd * (1.0 - rho - 8.0 * UNIT_ROUNDOFF) - self.abs_err)
+    def _count_at_least(self, x: float) -> int:
+        return int(np.searchsorted(self.negL, -x, side="right"))
 
     def _many(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Vectorized (D, A, rho, unresolved) at thresholds ys (boundary terms bounded)."""
@@ -184,83 +138,6 @@ class _LossDist:
         mass = np.where(m > 0, np.exp(self.logA[np.maximum(m - 1, 0)]), 0.0) if self.size else 0.0 * ys
         return mass * (1.0 + self.rho[-1] if self.size else 1.0) + self.tail
 
-    def epsilon_upper(self, t: float) -> float:
-        """A loss threshold x with ``upper(x) <= t`` near the smallest such (inf if none)."""
-        if t < 0.0:
-            return math.inf
-        if self.upper(0.0) <= t:
-            return 0.0
-        if self.tail + self.abs_err > t:
-            # the truncated tail's loss is unknown but never above max_loss, where upper()
-            # is 0: pure-DP composition is (sum of epsilons, 0)-DP, not (inf, 0)
-            return self.max_loss
-        L = -self.negL
-        n = L.size
-        # upper(L[j]) is non-decreasing in j; find the largest j with upper(L[j]) <= t
-        lo_j, hi_j = -1, n  # upper(L[lo_j]) <= t (or lo_j = -1), upper(L[hi_j]) > t (or n)
-        while hi_j - lo_j > 1:
-            mid = (lo_j + hi_j) // 2
-            if L[mid] < 0.0 or self.upper(float(L[mid])) > t:
-                hi_j = mid
-            else:
-                lo_j = mid
-        if lo_j == -1:
-            start, passing = (float(L[0]) if n else 0.0), self.max_loss
-            cand = start
-        else:
-            passing = float(L[lo_j])
-            m = self._count_above(passing - 0.0) + int(np.count_nonzero(L == L[lo_j]))
-            nxt = float(L[m]) if m < n else 0.0
-            start = max(0.0, nxt)
-            a = self._A(m)
-            c = 2.0 * float(self.rho[m - 1]) * a + self.tail + self.abs_err + 1e-322 if m else 0.0
-            num = a + c - t
-            if num <= 0.0 or m == 0:
-                cand = start
-            else:
-                cand = math.log(num) - float(self.logB[m - 1])
-                cand = min(max(cand, start), passing)
-        # the closed-form estimate may sit a few roundings on the failing side: step up
-        # from it by 4u of its magnitude, doubling
-        return nudge_up(self.upper, cand, t, passing, max(abs(cand), 1.0) * 4.0 * UNIT_ROUNDOFF)
-
-
-class _Binomial:
-    """The windowed loss distribution of c-fold eps-randomized response (under P).
-
-    Randomized response is the class worst case of eps-DP; its masses (and their logs)
-    are read from its dominating pair (:func:`dpcompose.representations.pairs.rr_atoms`).
-    """
-
-    __slots__ = ("eps", "c", "lo", "hi", "truncated", "atom")
-
-    def __init__(self, eps: float, c: int) -> None:
-        self.eps, self.c = eps, c
-        self.atom = rr_atoms(eps)[0]  # loss +eps: A-mass 1/(1+e^eps), B-mass e^eps/(1+e^eps)
-        self.lo, self.hi = chernoff_window(c, self.atom.a, _TAIL_EXPONENT)
-        self.truncated = self.lo > 0 or self.hi < c
-
-    @property
-    def size(self) -> int:
-        return self.hi - self.lo + 1
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, float]:
-        """(losses, log P-mass, bound on the absolute error of the log-masses)."""
-        eps, c = self.eps, self.c
-        log_p = self.atom.log_b  # log(e^eps / (1 + e^eps))
-        log_q = self.atom.log_a  # log(1 / (1 + e^eps))
-        l = np.arange(self.lo, self.hi + 1, dtype=np.float64)
-        losses = (c - 2.0 * l) * eps
-        if c < LOADER_MIN_N:
-            g = float(log_factorial(c))
-            logp = g - log_factorial(l) - log_factorial(c - l) + (c - l) * log_p + l * log_q
-            log_err = 16.0 * UNIT_ROUNDOFF * (3.0 * g + c * (abs(log_p) + abs(log_q)) + 16.0)
-        else:
-            logp, log_err = log_binom_pmf(c, l, self.atom.a, self.atom.b,
-                                          log_p, log_q)
-        return losses, logp, log_err
-
-
 def _enumerate(bins: Sequence[_Binomial]) -> tuple[np.ndarray, np.ndarray, float, float]:
     """(losses, log P-masses, log error bound, tail mass) of the product of the windows."""
     losses = np.zeros(1)
@@ -275,13 +152,6 @@ def _enumerate(bins: Sequence[_Binomial]) -> tuple[np.ndarray, np.ndarray, float
         if b.truncated:
             tail += SMALLEST_SUBNORMAL  # <= 2 e^{-790} of P-mass, counted as infinite loss
     return losses, logp, log_err, tail
-
-
-def _max_loss(groups: Sequence[tuple[float, int]]) -> tuple[float, float]:
-    """(certified upper bound on every loss, bound on the rounding of computed losses)."""
-    max_loss = sum(c * e for e, c in groups) * (1.0 + 8.0 * UNIT_ROUNDOFF * (len(groups) + 1))
-    loss_err = 2.0 * UNIT_ROUNDOFF * (len(groups) + 1) * max_loss  # one rounding per product and per sum
-    return max_loss, loss_err
 
 
 def _exact_dist(groups: Sequence[tuple[float, int]], bins: Sequence[_Binomial],

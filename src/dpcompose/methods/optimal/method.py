@@ -19,10 +19,12 @@ from ...guarantee import Guarantee, perfect_privacy
 from ...mechanisms import describe
 from ...representations import eps_delta_pair, is_class_worst_case
 from ..registry import register_method
-from .lossdist import _Binomial, _exact_dist, _LossDist, _max_loss, _MixedDist
+from .sums import _LossSums, _max_loss
+from .window import PY_WINDOW_MAX, _Binomial, _WindowSums
 
-if TYPE_CHECKING:  # the lattice module is imported where the lattice bracket is computed (cold start, issue 14)
+if TYPE_CHECKING:  # numpy's modules are imported where they compute (cold start, issue 14)
     from .lattice import _ThresholdLower
+    from .lossdist import _MixedDist
 
 __all__ = [
     "optimal_composition",
@@ -61,8 +63,8 @@ class _Composition:
         self.groups = tuple(sorted(groups.items()))
         self.info: dict[str, Any] = {}
         self.exact = True
-        self.dist_up: _LossDist | _MixedDist | None = None
-        self.dist_lo: _LossDist | _MixedDist | _ThresholdLower | None = None
+        self.dist_up: _LossSums | _MixedDist | None = None
+        self.dist_lo: _LossSums | _MixedDist | _ThresholdLower | None = None
         if self.nonprivate or not self.groups:
             self.info["path"] = "non-private" if self.nonprivate else "perfectly private"
             return
@@ -87,15 +89,25 @@ class _Composition:
                     f"{self.groups[0][0]!r} need a binomial window of {sizes[0]} terms, above "
                     f"the limit {MAX_WINDOW}; use method='pld' or method='advanced'."
                 )
-            d = _exact_dist(self.groups, bins)
+            d: _LossSums
+            if sizes[0] <= PY_WINDOW_MAX:
+                d = _WindowSums(bins[0], max_loss, loss_err)  # no numpy (cold start)
+            else:
+                from .lossdist import _exact_dist
+
+                d = _exact_dist(self.groups, bins)
             self.dist_up = self.dist_lo = d
             self.info.update(path="kov", support=d.size, error=0.0)
         elif support <= max_exact_support:
+            from .lossdist import _exact_dist
+
             d = _exact_dist(self.groups, bins)
             self.dist_up = self.dist_lo = d
             self.info.update(path="exact-enumeration", support=d.size, error=0.0)
         elif (support // max(sizes) <= min(MIXED_SMALL_SUPPORT, max_exact_support)
               and max(sizes) <= MAX_WINDOW):
+            from .lossdist import _MixedDist
+
             j = sizes.index(max(sizes))
             rest = [i for i in range(len(bins)) if i != j]
             mixed = _MixedDist([self.groups[j]], [bins[j]], [self.groups[i] for i in rest],

@@ -88,7 +88,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from numpy.polynomial.legendre import leggauss
 
 from ..._numerics.arrays import sorted_unique
 from ..._numerics.lazy import lazy_function
@@ -119,7 +118,11 @@ _CHUNK = 2 ** 18
 _CUT_MAX_PIECES = 2 ** 23
 _CHUNK_CUT = 2 ** 14
 
-_GL_X, _GL_W = leggauss(4)
+#: 4-point Gauss-Legendre nodes and weights on [-1, 1]: the doubles ``numpy.polynomial.legendre.leggauss(4)``
+#: returns, written out (importing numpy.polynomial costs about 7 ms of a first pld query;
+#: ``tests/test_pld.py::test_gauss_legendre_constants_are_leggauss`` checks them bit for bit)
+_GL_X = np.array([-0.8611363115940526, -0.33998104358485626, 0.33998104358485626, 0.8611363115940526])
+_GL_W = np.array([0.34785484513745357, 0.6521451548625464, 0.6521451548625464, 0.34785484513745357])
 
 
 @dataclass
