@@ -3,10 +3,12 @@ r"""Finite privacy-loss distributions evaluated with certified error bounds.
 :class:`_LossDist` holds the losses and log-masses of a finitely supported privacy-loss
 distribution under :math:`P`, sorted, with prefix sums in log space and a relative
 error bound for each; ``upper(x)``/``lower(x)`` bracket
-:math:`\sum_s P_s (1 - e^{x - L_s})_+`. :class:`_Binomial` is the windowed loss law of
-c-fold randomized response; :func:`_exact_dist` enumerates a product of such windows and
-:class:`_MixedDist` composes one large window with a small enumerated rest on the fly
-(see :mod:`dpcompose.methods.optimal` for the error analysis).
+:math:`\sum_s P_s (1 - e^{x - L_s})_+` (the evaluation is :class:`~.sums._LossSums`'; this
+module builds the arrays with numpy). :func:`_exact_dist` enumerates a product of binomial
+windows (:class:`~.window._Binomial`, the windowed loss law of c-fold randomized response;
+one window alone up to :data:`~.window.PY_WINDOW_MAX` outcomes is built without numpy by
+:class:`~.window._WindowSums`) and :class:`_MixedDist` composes one large window with a small
+enumerated rest on the fly (see :mod:`dpcompose.methods.optimal` for the error analysis).
 """
 
 from __future__ import annotations
