@@ -208,7 +208,7 @@ def _child() -> None:
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot  # noqa: F401  (imported while the parent computes)
 
     from .plot import PLOT_DPI, figure_of
 
@@ -217,7 +217,8 @@ def _child() -> None:
         return
     data, caveats, path = pickle.loads(job)
     fig = figure_of(data, caveats)
-    try:
-        fig.savefig(path, format=Path(path).suffix.lower()[1:], dpi=PLOT_DPI)
-    finally:
-        plt.close(fig)
+    fig.savefig(path, format=Path(path).suffix.lower()[1:], dpi=PLOT_DPI)   # written and closed
+    # exit at once: the parent waits for this exit, and the interpreter's teardown with
+    # matplotlib loaded takes about 0.2 s (measured: 1.43 -> 1.24 s for the whole child).
+    # Nothing is left to flush: stdout and stderr are /dev/null, the file is closed.
+    os._exit(0)
