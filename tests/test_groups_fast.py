@@ -83,3 +83,43 @@ def test_release_of_one_item_per_database():
     r = Release(hospitals)
     assert r.items == tuple(normalize([h]) for h in hospitals)
     assert r.groups_for([0, 1, 999]) == ((dpc.Laplace(scale=100.0), 2), (dpc.Laplace(scale=50.0), 3))
+
+
+def _grouped_by_hand(items):
+    """Equal mechanisms merged in first-seen order by a linear scan; zero counts dropped; a
+    mechanism with a composition replaced by it (None: some item is not valid)."""
+    out: list[list] = []
+    for item in items:
+        if isinstance(item, dpc.Mechanism):
+            m, k = item, 1
+        elif (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dpc.Mechanism)
+              and not isinstance(item[1], bool) and isinstance(item[1], (int, np.integer)) and item[1] >= 0):
+            m, k = item[0], int(item[1])
+        else:
+            return None
+        for part, j in m.composition() or ((m, 1),):
+            if k * j:
+                for entry in out:
+                    if entry[0] == part:
+                        entry[1] += k * j
+                        break
+                else:
+                    out.append([part, k * j])
+    return tuple((m, k) for m, k in out)
+
+
+@given(st.lists(st.one_of(items, st.just(MECHS[0]), st.just((MECHS[0], 2))), max_size=30))
+def test_normalize_groups_as_by_hand(items_list):
+    expected = _grouped_by_hand(items_list)
+    got = _normalized_list(items_list)
+    if expected is None:
+        assert not isinstance(got, tuple)
+    else:
+        assert got == expected and [type(k) for _, k in got] == [int] * len(got)
+
+
+def _normalized_list(items_list):
+    try:
+        return normalize(items_list)
+    except (DPComposeError, TypeError) as exc:
+        return type(exc)

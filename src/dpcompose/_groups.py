@@ -40,8 +40,9 @@ def normalize(mechanisms: Iterable[Any]) -> Groups:
         if isinstance(item, Mechanism):
             m, k = item, size
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
-            m = item[0]
-            k = check_count(f"mechanisms[{i}] count", item[1]) * size
+            m, c = item
+            # a plain int count is valid as it is (check_count's message is built only where needed)
+            k = (c if type(c) is int and c >= 0 else check_count(f"mechanisms[{i}] count", c)) * size
         else:
             raise UnsupportedMechanismError(
                 f"mechanisms[{i}] = {item!r} is neither a dpcompose mechanism nor a "
