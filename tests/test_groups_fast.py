@@ -123,3 +123,28 @@ def _normalized_list(items_list):
         return normalize(items_list)
     except (DPComposeError, TypeError) as exc:
         return type(exc)
+
+
+@pytest.mark.parametrize("method", ["simple", "rdp", "optimal", "pld"])
+def test_report_grouped_input_composes_as_the_list(method):
+    """A report groups a plan's invocations once (``rows.grouped``) before every method's
+    ``compose``: the same guarantee and provenance as composing the list."""
+    from dpcompose.interfaces.report.rows import grouped
+
+    mechs = [(dpc.Laplace(scale=100.0), 1)] * 5 + [(dpc.Laplace(scale=100.0), 2), (dpc.PureDP(0.1), 3),
+                                                   (dpc.Laplace(scale=100.0), 1)]
+    assert grouped(mechs) == ((dpc.Laplace(scale=100.0), 8), (dpc.PureDP(0.1), 3))
+    # a mechanism that stands for a composition (expanded by normalize; p = 1: a Gaussian)
+    bmf = [dpc.BandedMF(noise_multiplier=2.0, steps=4, bands=4, sampling_probability=1.0), dpc.Gaussian(2.0)]
+    for items in (mechs, bmf):
+        a, b = _composed(items, method), _composed(grouped(items), method)
+        assert a == b
+
+
+def _composed(items, method):
+    """What composing ``items`` gives: the numbers and provenance, or the error."""
+    try:
+        g = dpc.compose(items, method=method)
+    except DPComposeError as exc:
+        return type(exc), str(exc)
+    return g.epsilon(1e-6), g.delta(1.0), g.provenance
