@@ -447,15 +447,25 @@ def figure(report: Report, data: PlotData):
     return figure_of(data, report.caveats)
 
 
-def figure_of(data: PlotData, caveats: Sequence[str]):
+def figure_of(data: PlotData, caveats: Sequence[str], pyplot: bool = True):
     """The matplotlib figure of ``data``, whose report has these ``caveats`` (numbered
-    "†1", ... in the legend and the footnote); :func:`figure` for a whole report."""
-    import matplotlib
+    "†1", ... in the legend and the footnote); :func:`figure` for a whole report.
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    ``pyplot=False``: a figure pyplot does not manage (nothing to close; saved by the backend
+    its file type needs), without importing pyplot: the plot worker's child draws it so.
+    """
+    if pyplot:
+        import matplotlib
 
-    fig, ax = plt.subplots(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+    else:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+        ax = fig.subplots()
     methods = list(dict.fromkeys(s.method for s in data.series))
     scopes = {s.scope for s in data.drawn}
     with_lower = False
