@@ -534,21 +534,17 @@ def write_plot(report: Report, path: str | Path, kind: str = "epsilon-delta",
     p = check_plot_path(path)
     ext = p.suffix.lower()
     data = data if data is not None else plot_data(report, kind)
-    import matplotlib.pyplot as plt
+    # a figure pyplot does not manage: written, never shown, nothing to close (and no pyplot import)
+    fig = figure_of(data, report.caveats, pyplot=False)
+    if ext in (".png", ".svg", ".pdf"):
+        fig.savefig(p, format=ext[1:], dpi=PLOT_DPI)
+    else:
+        from .render import to_html
 
-    fig = figure(report, data)
-    try:
-        if ext in (".png", ".svg", ".pdf"):
-            fig.savefig(p, format=ext[1:], dpi=PLOT_DPI)
-        else:
-            from .render import to_html
-
-            buf = io.StringIO()
-            fig.savefig(buf, format="svg")
-            svg = buf.getvalue()
-            p.write_text(to_html(report, svg=svg[svg.find("<svg"):]), encoding="utf-8")
-    finally:
-        plt.close(fig)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        svg = buf.getvalue()
+        p.write_text(to_html(report, svg=svg[svg.find("<svg"):]), encoding="utf-8")
     return p
 
 
