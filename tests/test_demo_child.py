@@ -61,3 +61,15 @@ def test_child_imports_no_pyplot_and_exits_zero(tmp_path):
             "import matplotlib.artist\nprint(repr(matplotlib.artist.kwdoc(matplotlib.artist.Artist)))")
     out = subprocess.run([sys.executable, "-c", code], input=b"", capture_output=True, check=True, cwd=tmp_path)
     assert out.stdout.decode().split() == ["no", "pyplot", "''"]
+
+
+def test_demo_parent_loads_no_matplotlib_when_the_child_draws(tmp_path):
+    """The parent computes and prints; matplotlib (about 0.5 s to import) is the child's."""
+    code = ("import sys\nfrom dpcompose.interfaces.report import plot_worker as W\n"
+            "W.core_is_free = lambda: True\nfrom dpcompose.interfaces import cli_fast\n"
+            f"assert cli_fast.run(['demo', '-q', '--plot', {str(tmp_path / 'p.png')!r}])\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'matplotlib', 'PIL', 'scipy'}))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                         cwd=tmp_path).stdout
+    assert out.splitlines()[-1] == "[]"
+    assert (tmp_path / "p.png").stat().st_size > 10_000
