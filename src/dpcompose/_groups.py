@@ -14,7 +14,7 @@ from ._validation import check_count
 from .errors import UnsupportedMechanismError
 from .mechanisms import Mechanism
 
-__all__ = ["Groups", "normalize"]
+__all__ = ["Groups", "normalize", "normalize_one"]
 
 Groups = tuple[tuple[Mechanism, int], ...]
 
@@ -40,8 +40,9 @@ def normalize(mechanisms: Iterable[Any]) -> Groups:
         if isinstance(item, Mechanism):
             m, k = item, size
         elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Mechanism):
-            m = item[0]
-            k = check_count(f"mechanisms[{i}] count", item[1]) * size
+            m, c = item
+            # a plain int count is valid as it is (check_count's message is built only where needed)
+            k = (c if type(c) is int and c >= 0 else check_count(f"mechanisms[{i}] count", c)) * size
         else:
             raise UnsupportedMechanismError(
                 f"mechanisms[{i}] = {item!r} is neither a dpcompose mechanism nor a "
@@ -52,3 +53,22 @@ def normalize(mechanisms: Iterable[Any]) -> Groups:
             if k and j:
                 counts[part] = counts.get(part, 0) + k * j
     return tuple(counts.items())
+
+
+def normalize_one(item: Any) -> Groups | None:
+    """``normalize([item])`` for one plain item, without its per-call work; None where it
+    does not say (anything else: call :func:`normalize`, which also names the error).
+
+    Plain: a mechanism, or a ``(mechanism, count)`` tuple with an ``int`` count >= 1, whose
+    mechanism stands for itself (:meth:`~dpcompose.mechanisms.Mechanism.composition` is None).
+    A release of 10,000 databases groups each database's one item this way
+    (``tests/test_groups_fast.py`` checks it equals :func:`normalize`).
+    """
+    if isinstance(item, Mechanism):
+        m, k = item, 1
+    elif type(item) is tuple and len(item) == 2 and isinstance(item[0], Mechanism) \
+            and type(item[1]) is int and item[1] >= 1:
+        m, k = item
+    else:
+        return None
+    return ((m, k),) if m.composition() is None else None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Callable, Iterable, Sequence, cast
 
+from .._groups import normalize_one
 from ..compose import Groups, available_methods, compose, directional_methods, normalize
 from ..errors import InvalidParameterError, MethodNotApplicableError
 from ..guarantee import Guarantee, perfect_privacy, tightest
@@ -73,10 +74,10 @@ class Release:
         for item, d in zip(mechs, dbs):
             per[int(d)].append(item)
         try:
-            # one mechanism on a database (the common case, 10,000 hospitals) is ((m, 1),), as
-            # normalize gives it, without its per-call work
+            # one item on a database (the common case, 10,000 hospitals: m or (m, count)) is
+            # grouped as normalize groups it, without its per-call work
             self.items: tuple[Groups, ...] = tuple(
-                ((p[0], 1),) if len(p) == 1 and isinstance(p[0], Mechanism) else normalize(p) for p in per)
+                (normalize_one(p[0]) if len(p) == 1 else None) or normalize(p) for p in per)
         except (InvalidParameterError, TypeError):
             # name the first bad item by its position in the input (checked one by one only here)
             for i, item in enumerate(mechs):

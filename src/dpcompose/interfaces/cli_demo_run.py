@@ -32,28 +32,29 @@ def run_demo(plot: Path, verbose: bool, quiet: bool) -> None:
 def _demo_sections(plot: Path, verbose: bool, quiet: bool, worker: PlotWorker) -> None:
     """The demo's three parts; ``worker`` (a :class:`~.report.plot_worker.PlotWorker`) draws the plot.
 
-    The third part (and its plot's data) is computed before the second is shown, so that the
-    child draws the plot while the second part is computed; the output is in the same order.
+    The third part and its plot's data are computed first, so that the child draws the plot
+    while the first two parts are computed and shown (the child, importing matplotlib, is
+    ready about when the data is); the output is in the same order.
     """
-    from rich.markup import escape
-
     from . import report as R
     from ..mechanisms import ApproxDP, Laplace, PureDP
     from .plan import bundled_plan
 
-    out = _console()
     n_methods = len(R.composition_methods())
+    plan = bundled_plan("hospitals")
+    with _Progress(n_methods * 2 + 2, quiet, "steps") as prog:
+        rep3 = R.build_report(plan, progress=prog, warn=_warn)
+    worker.submit(rep3, plot)           # the child draws while parts 1 and 2 are computed
+
+    from rich.markup import escape
+
+    out = _console()
     out.rule("1. k = 100 mechanisms, each 0.1-DP, at δ = 1e-6")
     out.print("Known values: optimal composition (Kairouz, Oh and Viswanath) ε = 4.7746; simple "
               "composition 10; advanced composition (Dwork, Rothblum and Vadhan) 6.31.")
     with _Progress(n_methods, quiet, "methods") as prog:
         rep1 = R.compare([(PureDP(0.1), 100)], deltas=[1e-6], progress=prog, warn=_warn)
     R.render_table(rep1, out, verbose=verbose)
-
-    plan = bundled_plan("hospitals")
-    with _Progress(n_methods * 2 + 2, quiet, "steps") as prog:
-        rep3 = R.build_report(plan, progress=prog, warn=_warn)
-    worker.submit(rep3, plot)           # the child draws while part 2 is computed
 
     out.rule("2. A heterogeneous list, at δ = 1e-6")
     hetero = [(PureDP(0.1), 50), (Laplace(scale=5.0), 30), (ApproxDP(0.05, 1e-8), 20)]

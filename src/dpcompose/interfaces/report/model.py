@@ -69,6 +69,7 @@ from .rows import (
     _warn_all,
     composition_methods,
     exact_decimal,
+    grouped,
     guarantee_caveats,
     normalize_methods,
     report_options,
@@ -223,10 +224,11 @@ def build_report(plan: Any, *, methods: Sequence[str] | None = None,
     epsilons = list(spec.targets.epsilons)
     options = report_options(spec.options)
     mechs = plan.composition()
-    warnings = sanity_warnings(mechs, deltas)
+    groups = grouped(mechs)             # composed as mechs is, grouped once for every method
+    warnings = sanity_warnings(groups, deltas)
     _warn_all(warnings, warn)
     constraint = _constraint_text(plan) if plan.has_hypothesis_dp else None
-    jobs = [_classic_job(m, mechs, options) for m in sel.classic]
+    jobs = [_classic_job(m, groups, options) for m in sel.classic]
     notes: list[str] = []
     if constraint is not None:  # exactly when the plan asks for hypothesis DP
         if sel.parallel and plan.membership is not None:

@@ -447,15 +447,25 @@ def figure(report: Report, data: PlotData):
     return figure_of(data, report.caveats)
 
 
-def figure_of(data: PlotData, caveats: Sequence[str]):
+def figure_of(data: PlotData, caveats: Sequence[str], pyplot: bool = True):
     """The matplotlib figure of ``data``, whose report has these ``caveats`` (numbered
-    "†1", ... in the legend and the footnote); :func:`figure` for a whole report."""
-    import matplotlib
+    "†1", ... in the legend and the footnote); :func:`figure` for a whole report.
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    ``pyplot=False``: a figure pyplot does not manage (nothing to close; saved by the backend
+    its file type needs), without importing pyplot: the plot worker's child draws it so.
+    """
+    if pyplot:
+        import matplotlib
 
-    fig, ax = plt.subplots(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+    else:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=PLOT_INCHES, dpi=PLOT_DPI)
+        ax = fig.subplots()
     methods = list(dict.fromkeys(s.method for s in data.series))
     scopes = {s.scope for s in data.drawn}
     with_lower = False
@@ -524,21 +534,17 @@ def write_plot(report: Report, path: str | Path, kind: str = "epsilon-delta",
     p = check_plot_path(path)
     ext = p.suffix.lower()
     data = data if data is not None else plot_data(report, kind)
-    import matplotlib.pyplot as plt
+    # a figure pyplot does not manage: written, never shown, nothing to close (and no pyplot import)
+    fig = figure_of(data, report.caveats, pyplot=False)
+    if ext in (".png", ".svg", ".pdf"):
+        fig.savefig(p, format=ext[1:], dpi=PLOT_DPI)
+    else:
+        from .render import to_html
 
-    fig = figure(report, data)
-    try:
-        if ext in (".png", ".svg", ".pdf"):
-            fig.savefig(p, format=ext[1:], dpi=PLOT_DPI)
-        else:
-            from .render import to_html
-
-            buf = io.StringIO()
-            fig.savefig(buf, format="svg")
-            svg = buf.getvalue()
-            p.write_text(to_html(report, svg=svg[svg.find("<svg"):]), encoding="utf-8")
-    finally:
-        plt.close(fig)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg")
+        svg = buf.getvalue()
+        p.write_text(to_html(report, svg=svg[svg.find("<svg"):]), encoding="utf-8")
     return p
 
 

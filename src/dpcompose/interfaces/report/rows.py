@@ -237,10 +237,22 @@ def _mark_tightest(rows: list[Row]) -> None:
             min(cands, key=lambda r: r.upper).tightest = True
 
 
-def _classic_job(m: str, mechs: list[tuple[Mechanism, int]], options: dict[str, dict[str, Any]]) -> _Job:
+def _classic_job(m: str, mechs: Sequence[tuple[Mechanism, int]], options: dict[str, dict[str, Any]]) -> _Job:
+    """Method ``m`` on ``mechs`` (give :func:`grouped` ``mechs``: each job would group them again)."""
     opts = options.get(m, {})
     return _Job(m, SCOPE_CLASSIC, lambda: compose(mechs, method=m, **opts),
                 lambda ms: compose(ms, method=m, **opts))
+
+
+def grouped(mechs: Sequence[Any]) -> Sequence[Any]:
+    """``normalize(mechs)`` where composing it is composing ``mechs`` (normalize leaves its own
+    output as it is: then :func:`~dpcompose.compose` groups it as it groups ``mechs``, with
+    the same provenance), else ``mechs``. A plan lists every invocation (the hospitals: 1000
+    items); grouped once, each method's :func:`~dpcompose.compose` call starts from one item."""
+    from ...compose import normalize
+
+    groups = normalize(mechs)
+    return groups if normalize(groups) == groups else mechs
 
 
 # ---------------------------------------------------------------------------
