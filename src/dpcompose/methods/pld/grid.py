@@ -6,8 +6,21 @@ queries). A :class:`GridPLD` is a non-negative measure on the loss grid :math:`\
 (it is dominated), with two numerical error terms:
 
 - ``err``: a bound on the :math:`\ell_1` distance between the stored finite masses and
-  the exact composition of the discretized inputs (FFT round-off, aliasing);
-- ``inf_err``: a bound on the error of ``inf`` (mass moved there from noisy entries).
+  its reference below (FFT round-off, aliasing); for the
+  upper kind it also covers the error of the mass a tail cut moved to ``inf`` (below);
+- ``inf_err``: a bound on the error of ``inf`` from its other sources (the inputs' own
+  ``inf``, propagated through composition).
+
+The reference for ``err`` and ``inf_err`` is the measure the same operations (the same tail
+cuts, windows and foldings) give in exact arithmetic from the exact discretized inputs.
+Upper kind: ``err + inf_err`` bounds the :math:`\ell_1` norm of the error of the whole
+extended measure (finite entries and the atom at :math:`+\infty` together). A high tail
+cut moves computed entries, errors included, to ``inf``: that error was already part of
+``err``'s :math:`\ell_1` sum and moves with the mass, so the joint bound is unchanged
+(it is not counted twice). Every upper query weighs each entry and the atom by a factor
+in :math:`[0, 1]`, so the joint bound is all it needs. Lower kind: tails are dropped, never
+moved to ``inf``, and ``err`` and ``inf_err`` bound the finite entries' and the atom's
+errors separately.
 
 Then, for every :math:`\varepsilon \ge 0`, with
 :math:`\delta_p(\varepsilon) = \sum_{l_j > \varepsilon} p_j (1 - e^{\varepsilon - l_j})`,
@@ -72,7 +85,7 @@ __all__ = ["GridPLD", "GridMismatchError", "GridTooLargeError", "compose_pair", 
 
 #: constant in the FFT error bound (see module docstring)
 FFT_C = 8.0
-_DIRECT_MAX = 4_000_000  # direct convolution when len(a) * len(b) is at most this
+_DIRECT_MAX = 1_000_000  # direct convolution when len(a) * len(b) is at most this
 
 
 class GridMismatchError(ValueError):
@@ -200,13 +213,14 @@ def _truncate(g: GridPLD, tau: float) -> GridPLD:
     low = float(c_lo[i0 - 1]) if i0 > 0 else 0.0
     high = float(c_hi[n_hi - 1]) if n_hi > 0 else 0.0
     q = p[i0:i1].copy()
-    inf, inf_err = g.inf, g.inf_err
+    inf = g.inf
     if g.kind == "upper":
         q[0] += low
-        if high > 0.0:
-            inf += high
-            inf_err += g.err
-    return replace(g, start=g.start + i0, p=q, inf=inf, inf_err=inf_err)
+        # the moved entries' errors move with them: still inside err's l1 sum, which for
+        # the upper kind bounds the finite entries and the moved mass jointly (module
+        # docstring), so err is not added to inf_err again
+        inf += high
+    return replace(g, start=g.start + i0, p=q, inf=inf)
 
 
 def _exact_pair_facts(a: GridPLD, b: GridPLD) -> dict:
@@ -233,7 +247,15 @@ def compose_pair(a: GridPLD, b: GridPLD, tau: float, max_points: int | None = No
     na, nb = a.p.size, b.p.size
     fa, fb = a.mass(), b.mass()
     inf = a.inf * fb + b.inf * fa + a.inf * b.inf
-    inf_err = a.inf_err * (fb + b.inf) + b.inf_err * (fa + a.inf) + a.inf_err * b.inf_err
+    # the error of (exact input A + error) (x) (exact B + error), over the finite entries
+    # and the atom: E_a (x) B + A (x) E_b, |.| <= e_a |B| + (|A| + e_a) e_b with e = err +
+    # inf_err and |.| = finite mass + inf. Split: prop (finite errors times finite masses),
+    # inf_err (the rest: every term with an inf or an inf_err); the atom's own rounding
+    # (three products and two sums of doubles, the masses summed by numpy within n u) is
+    # covered by a relative (na + nb + 8) u of it
+    inf_err = (a.inf_err * (fb + b.inf) + b.inf_err * (fa + a.inf) + a.inf_err * b.inf_err
+               + a.err * (b.inf + b.inf_err) + b.err * (a.inf + a.inf_err)
+               + inf * (na + nb + 8) * UNIT_ROUNDOFF)
     prop = a.err * (fb + b.err) + b.err * fa
     facts = _exact_pair_facts(a, b)
     if na == 0 or nb == 0:
@@ -351,6 +373,13 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
     else:
         inf, prop = _pow(g.inf, k, up=g.kind == "upper"), 0.0
     inf_err = _pow_excess(total, g.inf_err, k) if total > 0.0 else 0.0
+    if g.err > 0.0 and (g.inf > 0.0 or g.inf_err > 0.0):
+        # an input with errors on both parts (a composed grid; the accountant's singles have
+        # none): ||C^k - R^k|| <= (|C| + e)^k - |C|^k for e >= ||C - R|| jointly (upper
+        # kind: err + inf_err, see the module docstring); the atom's share is below the
+        # whole, so the lower kind's inf_err takes the same bound
+        joint = _pow_excess(total, g.err + g.inf_err, k)
+        prop, inf_err = joint, (0.0 if g.kind == "upper" else joint)
     facts = _exact_power_facts(g, k)
     if n == 0:
         return GridPLD(g.kind, g.h, k * g.start, np.zeros(0), inf, 0.0, inf_err + prop, k * g.slack,
