@@ -138,3 +138,26 @@ def test_pld_laplace_lists_through_the_fft_stay_above_the_truth(scales, monkeypa
     for e in (0.5, 2.0, 4.0):
         lo, _ = t.delta_bounds(e)
         assert g.delta(e) >= float(lo) * (1 - 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=0, max_size=3000), st.integers(-60, 0))
+def test_mass_upper_is_above_the_exact_sum(xs, exp2):
+    """grid.mass_upper >= the exact rational sum of the doubles (and within a relative 1e-12)."""
+    p = np.asarray(xs, dtype=float) * 2.0 ** exp2
+    exact = sum((Fraction(float(x)) for x in p), Fraction(0))
+    up = grid_mod.mass_upper(p)
+    assert Fraction(up) >= exact
+    assert up <= float(exact) * (1 + 1e-12) + 1e-300
+
+
+def test_batched_laplace_singles_bound_their_mass():
+    """The batched Laplace singles' fin (mass_upper) is above the exact sum of their masses."""
+    from dpcompose.methods.pld.composition import PLDAccountant
+
+    mechs = [dpc.Laplace(s) for s in (5.0, 7.0, 11.0, 13.0)]
+    acc = PLDAccountant([(m, 1) for m in mechs], h0=1e-3, tolerance=1e-4, tail_mass=1e-14,
+                        max_points=1 << 20)
+    for m in mechs:
+        g = acc._singles[(m, "remove", "upper", 1e-3, 1)]
+        assert Fraction(g.fin) >= sum((Fraction(float(x)) for x in g.p), Fraction(0))
