@@ -22,7 +22,7 @@ from dpcompose.methods.skip_bounds import OptimalSkipBound
 from test_auto_skip import rr_composition_delta_mp
 
 
-@given(st.lists(st.floats(0.01, 1.5), min_size=2, max_size=10), st.floats(0.0, 6.0),
+@given(st.lists(st.floats(0.01, 1.5), min_size=2, max_size=8), st.floats(0.0, 6.0),
        st.sampled_from([1e-2, 1e-4, 1e-6, 1e-9]))
 @settings(max_examples=30, deadline=None)
 def test_exceeds_only_where_the_exact_epsilon_is_above(eps, x, delta):
