@@ -55,6 +55,24 @@ class SkipBound(Protocol):
         ...
 
 
+def _eps_skips(b: SkipBound, delta: float, best: float) -> bool:
+    """The skip rule for ``epsilon(delta)``: :func:`_skips` of the bound's epsilon, or, where
+    the bound offers ``epsilon_exceeds(delta, x)`` (True only when the method's epsilon is
+    certainly above ``x``: one evaluation instead of an inversion), that test at the point
+    ``x`` with ``x (1 - SKIP_MARGIN) > best``: then the value ``v > x`` is skipped exactly as
+    a bound ``L = x`` would skip it (module docstring)."""
+    exceeds = getattr(b, "epsilon_exceeds", None)
+    if exceeds is None:
+        return _skips(b.epsilon(delta), best)
+    if not math.isfinite(best):
+        return False  # nothing finite to beat (an inversion would skip only above inf: never)
+    # the smallest double x with x (1 - SKIP_MARGIN) > best, from above (a few ulps up)
+    x = best / (1.0 - SKIP_MARGIN)
+    while not _skips(x, best):
+        x = math.nextafter(x, math.inf)
+    return bool(exceeds(delta, x))
+
+
 class LazyMethod:
     """One method not yet run: its position in auto order, how to build it, its skip bound."""
 
@@ -146,8 +164,9 @@ class AutoGuarantee(CombinedGuarantee):
 
     # -- queries with the skip rule -----------------------------------------------
     def _min(self, query: Callable[[Guarantee], float],
-             bound: Callable[[SkipBound], float]) -> tuple[float, int, str]:
-        """(smallest value, its auto-order position, its method) over every method, skipping losers."""
+             skip: Callable[[SkipBound, float], bool]) -> tuple[float, int, str]:
+        """(smallest value, its auto-order position, its method) over every method, skipping losers
+        (``skip(bound, best)``: the skip rule for this query)."""
         best, at, name = math.inf, math.inf, ""
         for o, g in self._built:
             v = query(g)
@@ -156,7 +175,7 @@ class AutoGuarantee(CombinedGuarantee):
         for m in self._lazy:
             if m.failed is not None:
                 continue
-            if m.guarantee is None and _skips(bound(m.bound), best):
+            if m.guarantee is None and skip(m.bound, best):
                 continue
             lg = m.get()
             self.provenance["components"] = self._names()
@@ -172,7 +191,7 @@ class AutoGuarantee(CombinedGuarantee):
     def _eps_query(self, delta: float) -> tuple[float, int, str]:
         hit = self._eps_cache.get(delta)
         if hit is None:
-            hit = self._min(lambda g: g.epsilon(delta), lambda b: b.epsilon(delta))
+            hit = self._min(lambda g: g.epsilon(delta), lambda b, best: _eps_skips(b, delta, best))
             if len(self._eps_cache) < 256:
                 self._eps_cache[delta] = hit
         return hit
@@ -181,7 +200,7 @@ class AutoGuarantee(CombinedGuarantee):
         return self._eps_query(delta)[0]
 
     def _delta(self, epsilon: float) -> float:
-        return self._min(lambda g: g.delta(epsilon), lambda b: b.delta(epsilon))[0]
+        return self._min(lambda g: g.delta(epsilon), lambda b, best: _skips(b.delta(epsilon), best))[0]
 
     def method_for(self, delta: float) -> str:
         """The method that gives the smallest epsilon at this delta (the first in auto order on ties)."""

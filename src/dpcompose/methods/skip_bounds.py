@@ -87,6 +87,17 @@ class OptimalSkipBound:
         """<= optimal's epsilon(delta): the inverse of :meth:`delta` from below."""
         return invert_delta_to_epsilon(self.delta, delta, side="lower")
 
+    def epsilon_exceeds(self, delta: float, x: float) -> bool:
+        """True only when optimal's epsilon(delta) is above ``x`` (one evaluation, no inversion).
+
+        :meth:`delta` is at most the exact profile of the class composition that optimal
+        bounds, and every privacy profile is non-increasing: if ``delta(x) > delta``, the
+        exact profile exceeds ``delta`` at every epsilon up to ``x``, so its epsilon(delta),
+        and optimal's certified one above it, is larger than ``x`` (the reasoning of
+        :meth:`epsilon`'s lower inversion, at one point).
+        """
+        return self.delta(x) > delta
+
 
 @register_skip_bound("optimal", optimal_method)
 def optimal_skip_bound(groups: Groups, *, error: float | None = None,

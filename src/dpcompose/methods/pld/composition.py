@@ -28,7 +28,7 @@ from .discretize import (
     lower_model_is_own,
     pair_epsilon,
 )
-from .grid import GridPLD, _truncate, compose_pair, self_compose
+from .grid import GridPLD, _truncate, compose_pair, mass_upper, self_compose
 from .laplace_batch import batchable, laplace_upper_grids
 from .substitution import substitution_hull
 
@@ -193,15 +193,17 @@ class PLDAccountant:
         return single
 
     @staticmethod
-    def _single(m: Mechanism, direction: str, kind: str, h: float, d: Discretized) -> GridPLD:
-        """The single grid of one discretized invocation of ``m``."""
+    def _single(m: Mechanism, direction: str, kind: str, h: float, d: Discretized,
+                fin: float | None = None) -> GridPLD:
+        """The single grid of one discretized invocation of ``m`` (``fin``: an upper bound on
+        its finite mass, else ``GridPLD`` sums it exactly)."""
         # the losses of one mechanism are computed in doubles: allow 16 ulps of the
         # largest loss magnitude on its grid support per copy (see GridPLD.slack)
         top = max(abs(d.start), abs(d.start + d.p.size)) * h if d.p.size else 0.0
         slack = 16.0 * MACHINE_EPSILON * (top + h)
         if direction == "substitution" and _is_wor(m):
             d = substitution_hull(d, h, slack)
-        return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack)
+        return GridPLD(kind, h, d.start, d.p, d.inf, slack=slack, fin=fin)
 
     def _split(self, i: int, direction: str) -> list[tuple[str, int]]:
         """The (direction, count) pieces of group ``i`` of the plan in a composed direction."""
@@ -238,7 +240,10 @@ class PLDAccountant:
         if len(todo) < 2:
             return  # one mechanism: the general path costs the same
         for m, d in zip(todo, laplace_upper_grids([m.epsilon for m in todo], h)):
-            self._singles[(m, "remove", "upper", h, 1)] = self._single(m, "remove", "upper", h, d)
+            # fin by grid.mass_upper (a bounded numpy sum), not an exact fsum per grid: a
+            # Laplace grid has no mass at +inf, so fin multiplies only zeros (the facts' ie)
+            self._singles[(m, "remove", "upper", h, 1)] = self._single(m, "remove", "upper", h, d,
+                                                                       mass_upper(d.p))
 
     def _compose(self, singles: list[tuple[GridPLD, int]]) -> GridPLD:
         """The composition of ``count`` copies of each single grid (also used by :mod:`.tilted`)."""

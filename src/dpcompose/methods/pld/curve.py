@@ -180,10 +180,11 @@ class Curve:
         g = self.g
         ie = g.exact_facts()[0]
         if math.isinf(eps):
-            return min(1.0, ie, g.inf + g.inf_err)
+            return min(1.0, ie, g.inf + g.inf_err + g.err)
         if eps >= self.eps_top:
-            # above the largest finite loss only the mass at +inf counts (no error term)
-            return min(1.0, ie, g.inf + g.inf_err)
+            # above the largest finite loss only the mass at +inf counts: ie bounds it; so
+            # does the atom with its error (err shares it, grid module docstring)
+            return min(1.0, ie, g.inf + g.inf_err + g.err)
         # below it the exact composition may hold mass the arrays lost (entries rounded to
         # zero and trimmed, e.g. the top atom of 100 x RR(0.5), 2.6e-21): err covers it
         return min(1.0, self.delta_finite(eps) + g.inf + g.inf_err + g.err)

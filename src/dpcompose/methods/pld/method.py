@@ -6,7 +6,6 @@ See :mod:`dpcompose.methods.pld` for the construction and its error analysis.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -20,11 +19,11 @@ from ...mechanisms import Gaussian, Laplace, Mechanism, describe
 from ...representations import (
     DominatingPair,
     SubsampledPair,
-    dominating_pair,
     gaussian_log_delta,
     gaussian_log_delta_lower,
 )
 from ..registry import register_method
+from .pair_facts import cached_pair
 
 __all__ = ["pld"]
 
@@ -131,11 +130,8 @@ def _aligned(anchor: float, h0: float, floor: float) -> float:
     return anchor / n if n >= 1 else max(h0, floor)
 
 
-@lru_cache(maxsize=1 << 12)
-def _pair(m: Mechanism) -> Any:
-    """``dominating_pair(m)``, remembered: :func:`_auto_h` reads every mechanism's pair once
-    per grid spacing tried, and ``pld`` once more (pairs are frozen values)."""
-    return dominating_pair(m)
+#: ``dominating_pair(m)``, remembered (shared with the grid code's pair facts)
+_pair = cached_pair
 
 
 def _auto_h(plan: list[tuple[Mechanism, int]], tolerance: float, floor: float = 0.0) -> float:

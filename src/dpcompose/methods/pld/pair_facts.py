@@ -6,12 +6,22 @@ whether (and on which grid) it has a model for lower bounds. Moved out of
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from functools import lru_cache
+from typing import Any, Iterable
 
 from ...mechanisms import Mechanism
 from ...representations import DominatingPair, dominating_pair, lower_pair
 
-__all__ = ["pair_epsilon", "has_lower_model", "lower_model_is_own", "lower_grid_spacing"]
+__all__ = ["cached_pair", "pair_epsilon", "has_lower_model", "lower_model_is_own", "lower_grid_spacing"]
+
+
+@lru_cache(maxsize=1 << 12)
+def cached_pair(m: Mechanism) -> Any:
+    """``dominating_pair(m)``, remembered: pld reads every mechanism's pair for its grid
+    spacing (once per spacing tried), its epsilon and its lower model (365 hospitals: three
+    pairs each). Mechanisms and pairs are frozen values, so a remembered pair is the one
+    that would be built again."""
+    return dominating_pair(m)
 
 
 def pair_epsilon(m: Mechanism) -> float | None:
@@ -19,7 +29,7 @@ def pair_epsilon(m: Mechanism) -> float | None:
 
     It decides the lower model's smaller epsilon, 0-DP and non-private members.
     """
-    pair = dominating_pair(m)
+    pair = cached_pair(m)
     return pair.epsilon if isinstance(pair, DominatingPair) else None
 
 
@@ -28,7 +38,7 @@ def has_lower_model(m: Mechanism) -> bool:
 
     (:func:`~dpcompose.representations.lower_pair`; the discretized lower bound of either is one.)
     """
-    return lower_pair(dominating_pair(m)) is not None
+    return lower_pair(cached_pair(m)) is not None
 
 
 def lower_model_is_own(m: Mechanism) -> bool:
@@ -37,7 +47,7 @@ def lower_model_is_own(m: Mechanism) -> bool:
     Callers that cache loss models key the lower one apart exactly then (otherwise both
     kinds share one model and its quadrature).
     """
-    pair = dominating_pair(m)
+    pair = cached_pair(m)
     return lower_pair(pair) is not pair
 
 
