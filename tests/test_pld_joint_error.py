@@ -183,3 +183,20 @@ def test_fft_noise_at_the_ends_is_trimmed_into_err():
             assert ref.distance(g) <= Fraction(g.err) + Fraction(g.inf_err)
     finally:
         grid_mod._DIRECT_MAX = old
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=2, max_value=4000), st.integers(min_value=2, max_value=60),
+       st.sampled_from([1e-3, 1e-9, 1e-15]), st.integers(min_value=0, max_value=2**31))
+def test_self_compose_atom_is_above_the_exact_power_of_the_exact_mass(n, k, atom, seed):
+    """The atom at +inf of C^k is (|C| + inf)^k - |C|^k with |C| the *exact* finite mass; the
+    code's sum of the entries (numpy, n u) may be low, so the atom is taken from the sum raised
+    by its rounding bound: never below the exact value (Fractions), upper kind."""
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.0, 1.0, n)
+    p *= (1.0 - atom) / p.sum()
+    g = GridPLD("upper", 0.01, 0, p, inf=atom)
+    out = self_compose(g, k, 1e-30, 2**22)
+    fa = sum(Fraction(float(x)) for x in p)
+    exact_atom = (fa + Fraction(atom)) ** k - fa ** k
+    assert Fraction(out.inf) + Fraction(out.inf_err) >= exact_atom

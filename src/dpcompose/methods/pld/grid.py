@@ -416,11 +416,16 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
         return g
     n = g.p.size
     fa = g.mass()
-    total = fa + g.inf
+    # numpy's sum of n non-negative doubles errs by at most n u of it: (b + e)^k - b^k grows
+    # with b, so the bounds below take the sum raised by that much (and the lower kind's atom
+    # the sum lowered), a relative k n u of the excess that the computed sum alone could miss
+    slack = (n + 2) * UNIT_ROUNDOFF
+    fa_up, fa_down = fa * (1.0 + slack), fa * (1.0 - slack)
+    total = fa_up + g.inf
     # (fa + inf)^k - fa^k, (total + inf_err)^k - total^k, (fa + err)^k - fa^k, in log space
     if fa > 0.0:
-        inf = _pow_excess(fa, g.inf, k, up=g.kind == "upper")
-        prop = _pow_excess(fa, g.err, k)
+        inf = _pow_excess(fa_up if g.kind == "upper" else fa_down, g.inf, k, up=g.kind == "upper")
+        prop = _pow_excess(fa_up, g.err, k)
     else:
         inf, prop = _pow(g.inf, k, up=g.kind == "upper"), 0.0
     inf_err = _pow_excess(total, g.inf_err, k) if total > 0.0 else 0.0
@@ -452,7 +457,7 @@ def self_compose(g: GridPLD, k: int, tau: float, max_points: int) -> GridPLD:
             # (e.g. (1 - delta)^k underflows). Upper: all of it goes to +inf; lower:
             # dropped. Both are valid; the exact facts (hi, ie) still bound the truth.
             if g.kind == "upper":
-                inf += min(2.0 * tau, _pow(fa, k) + prop)
+                inf += min(2.0 * tau, _pow(fa_up, k) + prop)
             return GridPLD(g.kind, g.h, k * g.start, np.zeros(0), inf, 0.0, inf_err + prop,
                            k * g.slack, **facts)
         if length > max_points:
