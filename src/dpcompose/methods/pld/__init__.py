@@ -68,7 +68,7 @@ certified quantity; the certified quantity is the bracket itself). With
 bracket itself is the certified quantity and is *not* guaranteed to meet the
 tolerance). The grids are fixed when the guarantee is built, so every query is a pure
 function of its argument. Measured: DP-SGD (q = 256/60000, sigma 1.1, 14,062 steps,
-delta 1e-5) gives [2.381547, 2.381633] in about 0.08 s; see ``benchmarks/README.md``.
+delta 1e-5) gives [2.381547, 2.381626] in about 0.1 s; see ``benchmarks/README.md``.
 
 Size and time are bounded before the work starts (see :func:`_accountant`): one
 mechanism's grid holds at most ``max_points / 2`` points, a composed grid at most
