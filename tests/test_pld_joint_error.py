@@ -12,6 +12,7 @@ and exact rational sums for ``fin``.
 
 from __future__ import annotations
 
+import contextlib
 from fractions import Fraction
 
 import numpy as np
@@ -61,6 +62,17 @@ class _Exact:
         return d + abs(Fraction(g.inf) - self.inf)
 
 
+@contextlib.contextmanager
+def _every_pair_through_the_fft():
+    """compose_pair takes the FFT for every pair (its round-off is what these tests bound)."""
+    old = grid_mod._DIRECT_MAX
+    grid_mod._DIRECT_MAX = 0
+    try:
+        yield
+    finally:
+        grid_mod._DIRECT_MAX = old
+
+
 def _laplace_like(rng: np.random.Generator, n: int) -> GridPLD:
     """An upper grid with a heavy low atom and a bump whose tails fall to ~1e-16 (FFT noise is
     large against them, and a tail cut moves noisy entries to +inf)."""
@@ -77,28 +89,20 @@ def test_fft_chain_error_terms_bound_the_exact_chain(sizes, seed, tau):
     """Pairwise FFT compositions with tail cuts: |computed - exact| <= err + inf_err, jointly."""
     rng = np.random.default_rng(seed)
     grids = [_laplace_like(rng, n) for n in sizes]
-    old = grid_mod._DIRECT_MAX
-    grid_mod._DIRECT_MAX = 0  # every pair through the FFT (its round-off is what is bounded)
-    try:
+    with _every_pair_through_the_fft():
         g, ref = grids[0], _Exact.of(grids[0])
         for other in grids[1:]:
             g = compose_pair(g, other, tau)
             ref = ref.compose(_Exact.of(other)).cut_like(g)
             assert ref.distance(g) <= Fraction(g.err) + Fraction(g.inf_err)
-    finally:
-        grid_mod._DIRECT_MAX = old
 
 
 def test_a_cut_high_tail_adds_nothing_to_inf_err():
     """The cut moves mass to +inf; the bound is still err + inf_err (checked exactly above)."""
     rng = np.random.default_rng(7)
     a, b = _laplace_like(rng, 200), _laplace_like(rng, 300)
-    old = grid_mod._DIRECT_MAX
-    grid_mod._DIRECT_MAX = 0
-    try:
+    with _every_pair_through_the_fft():
         c = compose_pair(a, b, 1e-8)
-    finally:
-        grid_mod._DIRECT_MAX = old
     assert c.inf > 0.0 and c.err > 0.0
     assert c.inf_err <= 1e-12 * c.inf  # only the atom's own rounding
     ref = _Exact.of(a).compose(_Exact.of(b)).cut_like(c)
@@ -109,12 +113,8 @@ def test_self_compose_of_a_grid_with_errors_on_both_parts():
     """k-fold power of a grid with err and inf: the joint bound (|C| + e)^k - |C|^k holds."""
     rng = np.random.default_rng(3)
     a, b = _laplace_like(rng, 40), _laplace_like(rng, 45)
-    old = grid_mod._DIRECT_MAX
-    grid_mod._DIRECT_MAX = 0
-    try:
+    with _every_pair_through_the_fft():
         c = compose_pair(a, b, 1e-6)
-    finally:
-        grid_mod._DIRECT_MAX = old
     assert c.inf > 0.0 and c.err > 0.0
     k = 3
     pw = self_compose(c, k, 0.0, 1 << 16)
@@ -171,9 +171,7 @@ def test_fft_noise_at_the_ends_is_trimmed_into_err():
     replay is still within err + inf_err."""
     rng = np.random.default_rng(1)
     grids = [_laplace_like(rng, n) for n in (120, 150, 170, 130)]
-    old = grid_mod._DIRECT_MAX
-    grid_mod._DIRECT_MAX = 0
-    try:
+    with _every_pair_through_the_fft():
         g, ref = grids[0], _Exact.of(grids[0])
         for other in grids[1:]:
             full = g.p.size + other.p.size - 1
@@ -181,8 +179,6 @@ def test_fft_noise_at_the_ends_is_trimmed_into_err():
             assert g.p.size < full and g.inf == 0.0
             ref = ref.compose(_Exact.of(other)).cut_like(g)
             assert ref.distance(g) <= Fraction(g.err) + Fraction(g.inf_err)
-    finally:
-        grid_mod._DIRECT_MAX = old
 
 
 @settings(max_examples=30, deadline=None)

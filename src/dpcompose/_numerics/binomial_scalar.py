@@ -10,6 +10,7 @@ needs no numpy import (issue 14, cold start). :func:`chernoff_window` and
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from .logspace import LOG_SQRT_2PI
 from .rounding import UNIT_ROUNDOFF
@@ -41,6 +42,18 @@ def kl_bernoulli(x: float, q: float) -> float:
     return _rel_entr(x, q) + _rel_entr(1.0 - x, 1.0 - q)
 
 
+def _last_true(lo: int, hi: int, holds: Callable[[int], bool]) -> int:
+    """The largest a in [lo, hi) with ``holds(a)``, for ``holds`` taken as true at lo and false at
+    hi, and switching once between (binary search; neither end is asked)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def chernoff_window(c: int, q: float, exponent: float) -> tuple[int, int]:
     """[lo, hi] with P[X < lo] and P[X > hi] each <= e^{-exponent} for X ~ Bin(c, q).
 
@@ -48,29 +61,18 @@ def chernoff_window(c: int, q: float, exponent: float) -> tuple[int, int]:
     """
     T = exponent
     mean = c * q
-    # lower end: largest a <= mean with c D(a/c || q) >= T; then lo = a + 1
-    if c * kl_bernoulli(0.0, q) < T:
-        lo = 0
-    else:
-        a_lo, a_hi = 0, int(math.floor(mean))  # D(a_lo) >= T; find the last such
-        while a_hi - a_lo > 1:
-            mid = (a_lo + a_hi) // 2
-            if c * kl_bernoulli(mid / c, q) >= T:
-                a_lo = mid
-            else:
-                a_hi = mid
-        lo = a_lo + 1
+
+    def far(a: int) -> bool:
+        return c * kl_bernoulli(a / c, q) >= T
+
+    # lower end: the largest a <= mean with c D(a/c || q) >= T (D falls towards the mean), lo = a + 1
+    lo = 0 if c * kl_bernoulli(0.0, q) < T else _last_true(0, int(math.floor(mean)), far) + 1
+    # upper end: the first b >= mean with c D(b/c || q) >= T (D rises from the mean; b = c is
+    # one), hi = b - 1: the last b before it
     if c * kl_bernoulli(1.0, q) < T:
         hi = c
     else:
-        b_lo, b_hi = int(math.ceil(mean)), c  # D(b_hi) >= T; find the first such
-        while b_hi - b_lo > 1:
-            mid = (b_lo + b_hi) // 2
-            if c * kl_bernoulli(mid / c, q) >= T:
-                b_hi = mid
-            else:
-                b_lo = mid
-        hi = b_hi - 1
+        hi = min(_last_true(int(math.ceil(mean)), c, lambda b: not far(b)), c - 1)
     lo = max(0, min(lo, c))
     hi = max(lo, min(hi, c))
     return lo, hi
